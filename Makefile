@@ -1,0 +1,41 @@
+# The two commands of the README: `make demo` and `make test`.
+# Each creates (or reuses) .venv and installs what it needs.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+HASH   := $(shell cksum < pyproject.toml | cut -d' ' -f1)
+CORE   := $(VENV)/.core-$(HASH)
+DEV    := $(VENV)/.dev-$(HASH)
+
+.PHONY: demo test test-fast lint bench clean
+
+$(CORE): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q -e .
+	rm -f $(VENV)/.core-*; touch $@
+
+# torch 2.13.0 first: it is the CPU build on local disk; the `train` extra's range admits it.
+$(DEV): $(CORE)
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e '.[dev]'
+	rm -f $(VENV)/.dev-*; touch $@
+
+demo: $(CORE)
+	$(VENV)/bin/swarm-envs run mini/calc-v0 --agents 4
+
+test: $(DEV)
+	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -m slow
+
+test-fast: $(DEV)
+	$(PY) -m pytest -q -m "not slow" -x
+
+lint: $(DEV)
+	$(VENV)/bin/ruff check swarm_envs sandboxes baselines benchmarks tests
+	$(VENV)/bin/ruff format --check swarm_envs sandboxes baselines benchmarks tests
+
+bench: $(DEV)
+	$(PY) benchmarks/bench_env_overhead.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

@@ -1,0 +1,334 @@
+"""Tasks: a software project with a canonical test suite, as a folder with a manifest.
+
+A task folder holds
+
+```
+task.toml      the manifest (validated by `TaskManifest`)
+README.md      the project's README, for a newcomer (copied into the workspace)
+solution/      the complete reference project; agents never see it
+tests/         the canonical tests; copied into the workspace read-only, scored from here
+start/         optional: the project as agents first see it. When absent, the
+               starting state is the solution with every unit stubbed out.
+```
+
+Paths in the manifest are relative to the project root (the root of `solution/`,
+which is also the root of the agents' workspace).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import shutil
+import sys
+from collections.abc import Iterator
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from swarm_envs.error import ManifestError, UnknownTask
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+MANIFEST = "task.toml"
+_NAME = re.compile(r"^[a-z][a-z0-9_]*(-[a-z0-9_]+)*$")
+
+Suite = Literal["mini", "standard", "long", "custom"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Unit(_Strict):
+    """One unit of work: a function, method or class that an agent implements or fixes."""
+
+    name: str = Field(description="short unique name, e.g. 'lexer.tokenize'")
+    path: str = Field(description="source file relative to the project root")
+    symbol: str = Field(description="qualified name in that file: 'func', 'Class' or 'Class.method'")
+    tests: list[str] = Field(
+        min_length=1,
+        description="test files or node-id prefixes that exercise this unit",
+    )
+    depends_on: list[str] = Field(default_factory=list, description="names of units needed first")
+
+
+class TestsSpec(_Strict):
+    """How the canonical tests run."""
+
+    runner: Literal["pytest"] = "pytest"
+    paths: list[str] = Field(default_factory=lambda: ["tests"], min_length=1)
+    timeout_s: float = Field(default=120.0, gt=0, description="wall-clock limit of one full run")
+    duration_s: float = Field(
+        default=10.0, gt=0, description="modelled virtual duration of one full test run"
+    )
+
+
+class TaskManifest(_Strict):
+    """The manifest of a task (`task.toml`)."""
+
+    name: str = Field(description="lower-case name, letters, digits, '_' and '-'")
+    version: int = Field(default=0, ge=0)
+    suite: Suite = "standard"
+    description: str = Field(min_length=1, description="shown to the agents")
+    language: Literal["python"] = "python"
+    tags: list[str] = Field(default_factory=list)
+    tests: TestsSpec = Field(default_factory=TestsSpec)
+    protected: list[str] = Field(
+        default_factory=list,
+        description="extra glob patterns agents may not write (tests and test config always are)",
+    )
+    hidden: list[str] = Field(
+        default_factory=list, description="glob patterns never copied into the workspace"
+    )
+    units: list[Unit] = Field(default_factory=list)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not _NAME.match(v):
+            raise ValueError(f"{v!r} must be lower-case letters, digits, '_' and '-'")
+        return v
+
+    @model_validator(mode="after")
+    def _units(self) -> TaskManifest:
+        names = [u.name for u in self.units]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"units: duplicate unit names {dupes}")
+        known = set(names)
+        for u in self.units:
+            missing = [d for d in u.depends_on if d not in known]
+            if missing:
+                raise ValueError(f"units: {u.name!r} depends on unknown units {missing}")
+        _check_acyclic(self.units)
+        return self
+
+
+def _check_acyclic(units: list[Unit]) -> None:
+    deps = {u.name: list(u.depends_on) for u in units}
+    state: dict[str, int] = {}
+
+    def visit(n: str, path: list[str]) -> None:
+        if state.get(n) == 2:
+            return
+        if state.get(n) == 1:
+            raise ValueError(f"units: dependency cycle {' -> '.join([*path, n])}")
+        state[n] = 1
+        for d in deps[n]:
+            visit(d, [*path, n])
+        state[n] = 2
+
+    for n in deps:
+        visit(n, [])
+
+
+def load_manifest(path: Path) -> TaskManifest:
+    """Read and validate a manifest, with errors that name the file and the field."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ManifestError(f"{path}: no manifest (expected a {MANIFEST} file)") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ManifestError(f"{path}: not valid TOML: {e}") from None
+    try:
+        return TaskManifest.model_validate(data)
+    except ValidationError as e:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}"
+            for err in e.errors()
+        )
+        raise ManifestError(f"{path}: {problems}") from None
+
+
+# Files that steer pytest or the interpreter: never writable by agents, and never
+# taken from the workspace by the scorer.
+ALWAYS_PROTECTED = (
+    "conftest.py",
+    "**/conftest.py",
+    "pytest.ini",
+    "tox.ini",
+    "setup.cfg",
+    "pyproject.toml",
+    "sitecustomize.py",
+    "usercustomize.py",
+    "*.pth",
+    "**/*.pth",
+    "pytest.py",
+    "_pytest/**",
+    "README.md",
+    "task.toml",
+)
+
+
+class Task:
+    """A loaded task: its manifest and where its parts live on disk."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root).resolve()
+        self.manifest = load_manifest(self.root / MANIFEST)
+        for sub in ("solution", "tests"):
+            if not (self.root / sub).is_dir():
+                raise ManifestError(f"{self.root / MANIFEST}: task folder has no {sub}/ folder")
+        for u in self.manifest.units:
+            if not (self.solution_dir / u.path).is_file():
+                raise ManifestError(
+                    f"{self.root / MANIFEST}: units.{u.name}.path: {u.path!r} is not a file "
+                    "under solution/"
+                )
+
+    def __repr__(self) -> str:
+        return f"Task({self.id!r}, suite={self.manifest.suite!r}, units={len(self.units)})"
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    @property
+    def id(self) -> str:
+        """Versioned id, e.g. `calc-v0`."""
+        return f"{self.manifest.name}-v{self.manifest.version}"
+
+    @property
+    def units(self) -> list[Unit]:
+        return self.manifest.units
+
+    @property
+    def solution_dir(self) -> Path:
+        return self.root / "solution"
+
+    @property
+    def tests_dir(self) -> Path:
+        """The canonical tests; the scorer reads them from here, never from the workspace."""
+        return self.root / "tests"
+
+    @property
+    def start_dir(self) -> Path | None:
+        d = self.root / "start"
+        return d if d.is_dir() else None
+
+    def test_files(self) -> Iterator[tuple[str, Path]]:
+        """(relative path in the workspace, canonical file) of every file of the test suite."""
+        for p in sorted(self.tests_dir.rglob("*")):
+            if p.is_file() and "__pycache__" not in p.parts:
+                yield "tests/" + p.relative_to(self.tests_dir).as_posix(), p
+
+    def is_protected(self, relpath: str) -> bool:
+        """True if agents may not write `relpath` (tests, test configuration, manifest globs)."""
+        rel = relpath.strip("/")
+        if rel == "tests" or rel.startswith("tests/"):
+            return True
+        return any(fnmatch.fnmatch(rel, pat) for pat in (*ALWAYS_PROTECTED, *self.manifest.protected))
+
+    def is_hidden(self, relpath: str) -> bool:
+        return any(fnmatch.fnmatch(relpath, pat) for pat in self.manifest.hidden)
+
+    @cached_property
+    def _start_files(self) -> dict[str, bytes]:
+        if self.start_dir is not None:
+            files = _read_tree(self.start_dir)
+        else:
+            from swarm_envs.generators import stub_units
+
+            files = stub_units(_read_tree(self.solution_dir), self.units)
+        return {k: v for k, v in files.items() if not self.is_hidden(k)}
+
+    def start_files(self) -> dict[str, bytes]:
+        """The project as agents first see it, without tests: {relative path: content}."""
+        return dict(self._start_files)
+
+    def solution_files(self) -> dict[str, bytes]:
+        return _read_tree(self.solution_dir)
+
+    def materialize(self, dest: Path, files: dict[str, bytes] | None = None) -> None:
+        """Write the starting state (or `files`), the README and the tests into `dest`."""
+        dest.mkdir(parents=True, exist_ok=True)
+        for rel, data in (files if files is not None else self._start_files).items():
+            _write(dest / rel, data)
+        readme = self.root / "README.md"
+        if readme.is_file():
+            _write(dest / "README.md", readme.read_bytes())
+        for rel, src in self.test_files():
+            _write(dest / rel, src.read_bytes())
+
+
+def _read_tree(root: Path) -> dict[str, bytes]:
+    out = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc":
+            out[p.relative_to(root).as_posix()] = p.read_bytes()
+    return out
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+# ---------------------------------------------------------------------------- registry
+
+BUNDLED_ROOT = Path(__file__).resolve().parent.parent / "tasks"
+_registry: dict[str, Path] = {}
+_loaded: dict[str, Task] = {}
+
+
+def _bundled_root() -> Path:
+    try:
+        import swarm_envs.tasks as pkg
+
+        return Path(pkg.__file__).resolve().parent
+    except ImportError:  # running from a source tree without install
+        return BUNDLED_ROOT
+
+
+def discover(root: Path | None = None) -> dict[str, Path]:
+    """Find task folders under `root` (default: the bundled tasks): {id: folder}."""
+    root = root or _bundled_root()
+    found = {}
+    for manifest in sorted(root.glob(f"*/{MANIFEST}")):
+        m = load_manifest(manifest)
+        found[f"{m.name}-v{m.version}"] = manifest.parent
+    return found
+
+
+def register_task(path: Path | str) -> Task:
+    """Register a task folder (bundled or your own) so that it can be made by name."""
+    task = Task(Path(path))
+    _registry[task.id] = task.root
+    _loaded[task.id] = task
+    return task
+
+
+def registered() -> dict[str, Path]:
+    """All known tasks: {id: folder}. Bundled tasks are found on first use."""
+    if not any(True for _ in _registry):
+        _registry.update(discover())
+    return dict(_registry)
+
+
+def get_task(name: str | Path | Task) -> Task:
+    """A task by id (`calc-v0`), by name (`calc`: the latest version), or by folder."""
+    if isinstance(name, Task):
+        return name
+    if isinstance(name, Path) or (isinstance(name, str) and ("/" in name or "\\" in name)):
+        p = Path(name)
+        if p.is_dir():
+            return register_task(p)
+    name = str(name).split("/")[-1]
+    known = registered()
+    if name not in known:
+        versions = sorted(
+            (k for k in known if k.rsplit("-v", 1)[0] == name),
+            key=lambda k: int(k.rsplit("-v", 1)[1]),
+        )
+        if not versions:
+            raise UnknownTask(name, known)
+        name = versions[-1]
+    if name not in _loaded:
+        _loaded[name] = Task(known[name])
+    return _loaded[name]
