@@ -1,0 +1,84 @@
+"""The PettingZoo AEC form: agents act one at a time, in the order the clock gives."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pettingzoo import AECEnv
+
+from swarm_envs.env import DONE_AGAIN, SwarmBase
+from swarm_envs.task import Task
+
+
+class SwarmAECEnv(SwarmBase, AECEnv):
+    """A swarm working on one software project, as a PettingZoo `AECEnv`.
+
+    The same simulation as `SwarmParallelEnv` (see its docstring for spaces,
+    rewards and episode end). `agent_selection` is the ready agent with the lowest
+    index; when no agent is ready the clock advances to the next completion (in
+    `sync="round"` mode: to the end of the round), so the agent whose action
+    completes first acts next. Rewards earned while an agent was busy accumulate
+    in `_cumulative_rewards` and are returned by `last()`.
+    """
+
+    def __init__(self, task: str | Task = "calc", **config: Any):
+        self._setup(task, config)
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._reset_episode(seed, options)
+        ep = self._episode
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: ep.agents[i].info for i, a in enumerate(self.agents)}
+        self.agent_selection = self._next_ready()
+
+    def observe(self, agent: str) -> str:
+        return self._episode.agents[self._agent(agent)].obs
+
+    def _next_ready(self) -> str:
+        ep = self._episode
+        return self.possible_agents[min(ep.ready)] if ep.ready else self.agents[0]
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        ep = self._episode
+        i = self._agent(agent)
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        if ep.agents[i].done:  # cannot be selected, but keep the contract for direct calls
+            ep.refuse(i, DONE_AGAIN)
+        else:
+            ep.submit(i, action)
+            ep.mark_busy(i)
+            self.infos[agent] = ep.agents[i].info
+        reward = 0.0
+        while not ep.ready and not ep.ended:
+            if self.config.sync == "event":
+                ep.advance()
+            else:
+                ep.advance_round()
+            reward += ep.rescore()
+            ep.check_budgets()
+        if ep.ended:
+            ep.observe_all()
+            changed = range(len(ep.agents))
+            for a in self.agents:
+                self.terminations[a] = ep.ended == "terminated"
+                self.truncations[a] = ep.ended == "truncated"
+        else:
+            changed = sorted(ep.ready)
+            ep.observe_ready(changed)
+        for j in changed:
+            self.infos[self.possible_agents[j]] = ep.agents[j].info
+        if reward:
+            self.rewards = dict.fromkeys(self.agents, reward)
+        self.agent_selection = self._next_ready()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()

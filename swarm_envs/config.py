@@ -1,0 +1,144 @@
+"""Configuration of a swarm environment: one pydantic model, validated at construction."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from swarm_envs.error import ConfigError
+
+TOOL_NAMES = (
+    "list_files",
+    "read_file",
+    "write_file",
+    "edit_file",
+    "run_tests",
+    "run_command",
+    "send_message",
+    "post",
+    "subscribe",
+    "wait",
+    "done",
+)
+
+
+def _default_tool_seconds() -> dict[str, float]:
+    # Modelled durations of the tools themselves (thinking time is separate).
+    # run_tests is absent: it takes the task's modelled suite duration, scaled by
+    # the fraction of the suite selected.
+    return {
+        "list_files": 0.5,
+        "read_file": 0.5,
+        "write_file": 0.5,
+        "edit_file": 0.5,
+        "run_command": 3.0,
+        "send_message": 0.2,
+        "post": 0.2,
+        "subscribe": 0.1,
+        "wait": 0.0,
+        "done": 0.0,
+    }
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+
+class TimeModel(_Model):
+    """How long actions take, in virtual seconds.
+
+    An action's duration is its thinking time (output tokens x `output_token_s` +
+    input tokens x `input_token_s`) plus its tool's duration.
+    """
+
+    output_token_s: float = Field(
+        default=0.02, ge=0, description="seconds per generated token (0.02 = 50 tokens/s)"
+    )
+    input_token_s: float = Field(
+        default=0.0005, ge=0, description="seconds per prompt token (prefill)"
+    )
+    tool_s: dict[str, float] = Field(
+        default_factory=_default_tool_seconds,
+        description="modelled duration of each tool; unspecified tools keep their default",
+    )
+    message_latency_s: float = Field(
+        default=1.0, ge=0, description="delay between sending a message and its delivery"
+    )
+    measured: bool = Field(
+        default=False,
+        description="use the measured wall time of tool execution instead of the model "
+        "(for benchmarking real servers; not reproducible)",
+    )
+
+    @field_validator("tool_s")
+    @classmethod
+    def _tools(cls, v: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(v) - set(TOOL_NAMES) - {"run_tests"})
+        if unknown:
+            raise ValueError(f"unknown tools {unknown}; allowed: {list(TOOL_NAMES)}")
+        bad = {k: x for k, x in v.items() if not x >= 0}
+        if bad:
+            raise ValueError(f"durations must be >= 0, got {bad}")
+        return {**_default_tool_seconds(), **v}
+
+
+class EnvConfig(_Model):
+    """Everything that configures a swarm environment.
+
+    Pass the fields as keyword arguments to `swarm_envs.parallel_env`, `swarm_envs.env`
+    or `gymnasium.make`; nested models accept dicts (`time={"message_latency_s": 2}`).
+    """
+
+    num_agents: int = Field(default=4, ge=1, le=4096, description="agents in the swarm")
+    sync: Literal["event", "round"] = Field(
+        default="event",
+        description="'event': step returns when any agent is ready; 'round': a barrier",
+    )
+    time: TimeModel = Field(default_factory=TimeModel)
+    time_cap_s: float = Field(
+        default=3600.0, gt=0, description="virtual seconds before the episode is truncated"
+    )
+    token_budget: int | None = Field(
+        default=None, gt=0, description="tokens (all agents together) before truncation"
+    )
+    max_observation_chars: int = Field(
+        default=12_000, ge=512, le=1_000_000, description="cap on one observation's text"
+    )
+    max_action_chars: int = Field(
+        default=200_000, ge=64, description="cap on one action's text (longer is an error)"
+    )
+    render_mode: Literal["ansi", "human"] | None = None
+    seed: int | None = Field(default=None, description="default seed of reset()")
+    sandbox: str = Field(default="local", description="sandbox backend: 'local' or 'docker'")
+    scorer: Literal["fast", "subprocess"] = Field(
+        default="fast", description="'fast' (cached fork server) or 'subprocess' (naive)"
+    )
+    record_path: str | None = Field(
+        default=None, description="write every episode to this JSON Lines file"
+    )
+    max_scorer_failures: int = Field(
+        default=3, ge=1, description="consecutive 'no verdict' scorings before ending cleanly"
+    )
+
+    @classmethod
+    def build(cls, **kwargs: object) -> EnvConfig:
+        """Validate keyword arguments, raising `ConfigError` that names the field."""
+        try:
+            return cls.model_validate(kwargs)
+        except ValidationError as e:
+            raise ConfigError(_explain(e)) from None
+
+
+def _explain(e: ValidationError) -> str:
+    parts = []
+    for err in e.errors():
+        field = ".".join(str(p) for p in err["loc"]) or "(config)"
+        value = err.get("input")
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = f"unknown option; allowed options: {sorted(EnvConfig.model_fields)}"
+            if field.startswith("time."):
+                msg = f"unknown option; allowed: {sorted(TimeModel.model_fields)}"
+        parts.append(f"{field}={value!r}: {msg}")
+    return "invalid configuration: " + "; ".join(parts)

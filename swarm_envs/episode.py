@@ -1,0 +1,558 @@
+"""The simulation behind every API: one episode of a swarm on one task.
+
+`Episode` owns the virtual clock, the workspace, the sandbox, the scorer and the
+post office. The PettingZoo parallel env, the AEC env and the Gymnasium env are
+thin facades over it. Data flows one way:
+
+    submit (parse, cost, schedule) -> advance (apply in completion order)
+        -> rescore (reward) -> observe (text + structured info)
+
+Causality: an action is applied atomically at its completion time, which is also
+the agent's next observation time, and completions are applied in time order
+(ties by agent index). So an agent sees exactly the effects that completed at or
+before its observation time, and nothing later.
+"""
+
+from __future__ import annotations
+
+import math
+import time as wallclock
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from swarm_envs import actions as A
+from swarm_envs.channels import Message, PostOffice
+from swarm_envs.clock import Clock
+from swarm_envs.config import EnvConfig
+from swarm_envs.error import ActionError
+from swarm_envs.recording import Recorder
+from swarm_envs.sandboxes import Sandbox, make_sandbox
+from swarm_envs.scoring import Scorer, TestReport, make_scorer
+from swarm_envs.task import Task
+from swarm_envs.workspace import Workspace
+
+FILE_CHANGING = frozenset({"write_file", "edit_file", "run_command"})
+TRUNCATED_MARK = "\n[... truncated {n} characters ...]\n"
+
+
+def agent_names(n: int) -> list[str]:
+    return [f"agent_{i}" for i in range(n)]
+
+
+@dataclass
+class _Pending:
+    tool: str
+    args: Any
+    start: float
+    think_end: float
+    error: str | None = None
+    applied: bool = False  # measured mode: effect applied, agent not yet ready
+
+
+@dataclass
+class AgentState:
+    """What the episode knows about one agent."""
+
+    index: int
+    name: str
+    ready: bool = True
+    done: bool = False
+    waiting: bool = False
+    pending: _Pending | None = None
+    result: str | None = None  # what its next observation reports
+    error: str | None = None
+    last_tool: str | None = None
+    obs: str = ""
+    info: dict = field(default_factory=dict)
+    prompt_chars: int = 0  # observation text not yet "read" by an action (input tokens)
+    tokens: int = 0
+    actions: int = 0
+    messages: list[dict] = field(default_factory=list)
+
+
+def _cap(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    marker = TRUNCATED_MARK.format(n=len(text) - limit)
+    keep = max(limit - len(marker), 0)
+    head = keep * 2 // 3
+    return text[:head] + marker + text[len(text) - (keep - head) :]
+
+
+def select_tests(test_ids: list[str], selection: list[str]) -> list[str]:
+    """The test ids matched by a selection of files, directories, classes or ids."""
+    prefixes = []
+    for s in selection:
+        s = s.strip().removeprefix("./").rstrip("/")
+        prefixes.append((s, (s + "::", s + "[", s + "/")))
+    return [t for t in test_ids if any(t == s or t.startswith(p) for s, p in prefixes)]
+
+
+def format_report(report: TestReport, max_failures: int = 10) -> str:
+    """A run_tests result: one summary line, then the first failures."""
+    if report.verdict != "ok":
+        return f"tests could not be run: {report.error or 'no verdict'}"
+    failed = [t for t, ok in report.per_test.items() if not ok]
+    lines = [f"{report.passed} passed, {len(failed)} failed (of {report.total} selected)"]
+    for t in failed[:max_failures]:
+        detail = report.failures.get(t, "").strip()
+        lines.append(f"FAILED {t}" + (f"\n    {detail.replace(chr(10), chr(10) + '    ')}" if detail else ""))
+    if len(failed) > max_failures:
+        lines.append(f"[... {len(failed) - max_failures} more failures]")
+    return "\n".join(lines)
+
+
+class Episode:
+    """One episode: clock, agents, workspace, messages, scoring."""
+
+    def __init__(self, task: Task, config: EnvConfig):
+        self.task = task
+        self.config = config
+        self.names = agent_names(config.num_agents)
+        self.time_cap = config.time_cap_s
+        self.sandbox: Sandbox | None = None
+        self.scorer: Scorer | None = None
+        self.recorder = Recorder(config.record_path) if config.record_path else None
+        self.np_random = np.random.default_rng(config.seed)
+        self._test_ids: list[str] | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def reset(self, seed: int | None = None, time_cap: float | None = None) -> None:
+        self.close_sandbox()
+        if time_cap is not None:
+            if not (isinstance(time_cap, int | float) and time_cap > 0 and math.isfinite(time_cap)):
+                from swarm_envs.error import ConfigError
+
+                raise ConfigError(f"time_cap={time_cap!r}: expected a positive number of seconds")
+            self.time_cap = float(time_cap)
+        self.seed = seed
+        self.np_random = np.random.default_rng(seed)
+        n = self.config.num_agents
+        self.clock = Clock(n)
+        self.post = PostOffice(n, self.config.time.message_latency_s)
+        self.agents = [AgentState(i, name) for i, name in enumerate(self.names)]
+        self.ready: set[int] = set(range(n))  # agents that may act now
+        self.tokens = 0
+        self.ended: str | None = None  # "terminated" or "truncated"
+        self.end_reason: str | None = None
+        self.scorer_failures = 0
+        self.dirty = False
+        self.verdict = "ok"
+        self.sandbox = make_sandbox(self.config.sandbox)
+        self.task.materialize(self.sandbox.root)
+        self.workspace = Workspace(self.sandbox.root, self.task.is_protected)
+        self.scorer = make_scorer(self.task, self.sandbox, kind=self.config.scorer)
+        if self._test_ids is None:
+            self._test_ids = self.scorer.test_ids()
+        report = self._score()
+        if report is None:
+            from swarm_envs.error import ScoringError
+
+            raise ScoringError("the scorer gave no verdict on the starting state")
+        self.passed = report.passed
+        self.per_test = dict(report.per_test)
+        if self.recorder:
+            self.recorder.begin(self)
+        intro = self._intro()
+        for st in self.agents:
+            st.result = intro
+            self._observe(st)
+
+    def close_sandbox(self) -> None:
+        if self.scorer is not None:
+            self.scorer.close()
+            self.scorer = None
+        if self.sandbox is not None:
+            self.sandbox.close()
+            self.sandbox = None
+
+    def close(self) -> None:
+        self.close_sandbox()
+        if self.recorder:
+            self.recorder.close()
+
+    @property
+    def now(self) -> float:
+        return self.clock.now
+
+    @property
+    def tests_total(self) -> int:
+        return len(self._test_ids or ())
+
+    # ------------------------------------------------------------------ submit
+
+    def submit(self, i: int, action: object) -> None:
+        """Parse, cost and schedule agent `i`'s action (the agent must be ready)."""
+        st = self.agents[i]
+        now = self.clock.now
+        cfg = self.config.time
+        try:
+            tool, args, usage, chars = A.parse_action(action, max_chars=self.config.max_action_chars)
+            error = None
+        except ActionError as e:
+            tool, args, usage, error = "invalid", None, None, str(e)
+            chars = len(action) if isinstance(action, str | bytes) else len(repr(action)[:100_000])
+        if usage is not None:
+            out_tok, in_tok = usage.output_tokens, usage.input_tokens
+        else:
+            out_tok, in_tok = A.estimate_tokens(chars), A.estimate_tokens(st.prompt_chars)
+        st.prompt_chars = 0
+        st.tokens += out_tok + in_tok
+        self.tokens += out_tok + in_tok
+        st.actions += 1
+        think = out_tok * cfg.output_token_s + in_tok * cfg.input_token_s
+        start_tool = now + think
+        st.ready = False
+        self.ready.discard(i)
+        st.waiting = False
+        st.pending = _Pending(tool, args, now, start_tool, error)
+        if self.recorder:
+            self.recorder.action(now, st.name, action, tool, out_tok, in_tok)
+        if error is None and tool == "wait":
+            self._schedule_wait(st, start_tool, args.seconds)
+            return
+        duration = 0.0 if error or cfg.measured else self._tool_seconds(tool, args)
+        self.clock.schedule(i, start_tool + duration)
+
+    def _tool_seconds(self, tool: str, args: Any) -> float:
+        if tool == "run_tests":
+            base = self.task.manifest.tests.duration_s
+            if args.selection:
+                frac = len(self._select(args.selection)) / max(self.tests_total, 1)
+                return max(base * frac, self.config.time.tool_s.get("run_tests", 0.5))
+            return base
+        return self.config.time.tool_s[tool]
+
+    def _select(self, selection: list[str]) -> list[str]:
+        return select_tests(self._test_ids or [], selection)
+
+    def _schedule_wait(self, st: AgentState, start: float, seconds: float | None) -> None:
+        st.waiting = True
+        until = start + seconds if seconds is not None else math.inf
+        arrival = self.post.next_arrival(st.index)
+        if arrival is not None:
+            until = min(until, max(arrival, start))
+        if math.isinf(until):
+            self.clock.cancel(st.index)  # woken by a message, or at the barrier / cap
+            st.pending.start = start  # type: ignore[union-attr]
+        else:
+            self.clock.schedule(st.index, until)
+
+    def refuse(self, i: int, reason: str) -> None:
+        """An action from an agent that may not act (e.g. it said done): error, no cost."""
+        st = self.agents[i]
+        st.result = None
+        st.error = reason
+        self._observe(st, ready=False)
+
+    # ------------------------------------------------------------------ advance
+
+    def advance(self) -> list[int]:
+        """Event mode: apply the next batch of completions; return agents now ready."""
+        due = self.clock.pop_due(self.time_cap)
+        if not due:
+            if self.ready:
+                return []  # idle agents: nothing happens until one of them acts
+            if any(st.pending is not None for st in self.agents):
+                # Nothing completes before the cap: untimed waits, or actions past it.
+                self._truncate_at_cap()
+            else:
+                self._end("terminated", "all_done")
+            return []
+        for i in due:
+            self._complete(i)
+        return [i for i in due if self.agents[i].ready]
+
+    def advance_round(self) -> None:
+        """Round mode: apply every pending action; the step lasts until the slowest one."""
+        start = self.clock.now
+        while True:
+            due = self.clock.pop_due(self.time_cap)
+            if not due:
+                break
+            for i in due:
+                self._complete(i)
+        waiting = [st for st in self.agents if st.pending is not None]
+        if waiting:
+            nxt = self.clock.peek()
+            if nxt is not None and nxt > self.time_cap:
+                self._truncate_at_cap()
+                return
+            if self.clock.now == start and all(st.waiting for st in waiting) and nxt is None:
+                # Everyone waits for a message that nobody will send.
+                self._truncate_at_cap()
+                return
+            for st in waiting:  # untimed waits end at the barrier
+                if st.waiting and self.clock.due[st.index] is None:
+                    self.clock.cancel(st.index)
+                    self._complete(st.index)
+
+    def _truncate_at_cap(self) -> None:
+        self.clock.advance_to(max(self.clock.now, self.time_cap))
+        self._end("truncated", "time_cap")
+
+    def _complete(self, i: int) -> None:
+        st = self.agents[i]
+        p = st.pending
+        assert p is not None
+        now = self.clock.now
+        if p.applied:  # measured mode: the agent returns after the tool's wall time
+            st.pending = None
+            st.ready = True
+            self.ready.add(i)
+            return
+        st.last_tool = p.tool
+        if p.error is not None:
+            st.result, st.error = None, p.error
+        else:
+            t0 = wallclock.perf_counter()
+            try:
+                st.result, st.error = self._apply(st, p.tool, p.args), None
+            except ActionError as e:
+                st.result, st.error = None, str(e)
+            if self.config.time.measured and p.tool != "wait":
+                p.applied = True
+                self.clock.schedule(i, now + (wallclock.perf_counter() - t0))
+                if self.recorder:
+                    self.recorder.effect(now, st.name, p.tool, st.result, st.error)
+                return
+        if self.recorder:
+            self.recorder.effect(now, st.name, p.tool, st.result, st.error)
+        st.pending = None
+        st.waiting = False
+        if p.tool == "done" and p.error is None:
+            st.done = True
+            st.ready = False
+        else:
+            st.ready = True
+            self.ready.add(i)
+
+    # ------------------------------------------------------------------ tools
+
+    def _apply(self, st: AgentState, tool: str, args: Any) -> str:
+        ws, now = self.workspace, self.clock.now
+        if tool == "list_files":
+            return ws.list_files(args.path)
+        if tool == "read_file":
+            return ws.read_file(args.path, args.start_line, args.end_line)
+        if tool == "write_file":
+            out = ws.write_file(args.path, args.content)
+            self.dirty = True
+            return out
+        if tool == "edit_file":
+            out = ws.edit_file(args.path, args.old, args.new)
+            self.dirty = True
+            return out
+        if tool == "run_tests":
+            if args.selection and not self._select(args.selection):
+                raise ActionError(
+                    f"run_tests: no test matches {args.selection}; use test files like "
+                    "'tests/test_x.py' or ids like 'tests/test_x.py::test_y'"
+                )
+            report = self._evaluate(args.selection)
+            return format_report(report)
+        if tool == "run_command":
+            assert self.sandbox is not None
+            res = self.sandbox.run(args.command)
+            self.dirty = True
+            status = (
+                "timed out and was killed"
+                if res.timed_out
+                else f"exit code {res.returncode}"
+                if res.returncode is not None
+                else "killed"
+            )
+            return f"$ {args.command}\n{res.output}\n[{status}]"
+        if tool == "send_message":
+            j = A.agent_index(args.to)
+            if j is None or j >= len(self.agents):
+                raise ActionError(
+                    f"send_message: unknown agent {args.to!r}; agents are agent_0 .. "
+                    f"agent_{len(self.agents) - 1}"
+                )
+            if j == st.index:
+                raise ActionError("send_message: you cannot message yourself")
+            msg = self.post.send(now, st.index, j, args.text)
+            self._wake(j, msg.deliver_at)
+            return f"message sent to {args.to} (delivered at t={msg.deliver_at:.1f}s)"
+        if tool == "post":
+            recipients = self.post.post(now, st.index, args.channel, args.text)
+            at = now + self.post.latency
+            for j in recipients:
+                self._wake(j, at)
+            if args.channel not in self.post.subscriptions(st.index):
+                note = " (you are not subscribed to it)"
+            else:
+                note = ""
+            return f"posted to #{args.channel}{note}: {len(recipients)} recipients"
+        if tool == "subscribe":
+            new = self.post.subscribe(st.index, args.channel)
+            subs = ", ".join("#" + c for c in self.post.subscriptions(st.index))
+            return f"{'subscribed to' if new else 'already subscribed to'} #{args.channel}; your channels: {subs}"
+        if tool == "wait":
+            return "waited"
+        if tool == "done":
+            return "you are done; the episode ends when every agent is done"
+        raise AssertionError(tool)
+
+    def _wake(self, j: int, at: float) -> None:
+        """A message to agent j arrives at `at`: a waiting agent wakes then."""
+        st = self.agents[j]
+        if not st.waiting or st.pending is None:
+            return
+        at = max(at, st.pending.think_end)
+        due = self.clock.due[j]
+        if due is None or at < due:
+            self.clock.schedule(j, at)
+
+    # ------------------------------------------------------------------ scoring
+
+    def _evaluate(self, selection: list[str] | None = None) -> TestReport:
+        assert self.scorer is not None
+        return self.scorer.evaluate(selection)
+
+    def _score(self) -> TestReport | None:
+        report = self._evaluate()
+        if report.verdict != "ok":
+            self.scorer_failures += 1
+            self.verdict = "no_verdict"
+            return None
+        self.scorer_failures = 0
+        self.verdict = "ok"
+        return report
+
+    def rescore(self) -> float:
+        """Score the workspace if it changed; returns the reward (change in passing tests)."""
+        if not self.dirty:
+            self.verdict = "ok"
+            return 0.0
+        report = self._score()
+        if report is None:
+            if self.scorer_failures >= self.config.max_scorer_failures:
+                self._end("truncated", "scorer_failure")
+            return 0.0  # "no verdict": keep the last known score, retry next step
+        self.dirty = False
+        reward = float(report.passed - self.passed)
+        self.passed = report.passed
+        if reward:
+            self.per_test = dict(report.per_test)
+        if self.passed == self.tests_total and self.tests_total and not self.ended:
+            self._end("terminated", "all_tests_pass")
+        return reward
+
+    def check_budgets(self) -> None:
+        if self.ended:
+            return
+        budget = self.config.token_budget
+        if budget is not None and self.tokens >= budget:
+            self._end("truncated", "token_budget")
+        elif all(st.done for st in self.agents):
+            self._end("terminated", "all_done")
+        elif self.clock.now >= self.time_cap and not self.ready:
+            self._end("truncated", "time_cap")
+
+    def _end(self, kind: str, reason: str) -> None:
+        if self.ended is None:
+            self.ended, self.end_reason = kind, reason
+
+    # ------------------------------------------------------------------ observations
+
+    def _intro(self) -> str:
+        m = self.task.manifest
+        return (
+            f"Task {self.task.id}: {m.description.strip()}\n\n"
+            f"You are one of {len(self.agents)} agents working on the same project at the "
+            "same time; the team's reward is the number of tests that pass. Files, tests "
+            "and commands are shared. Talk with send_message (to one agent) and post (to a "
+            "channel; everyone is in #general). Act with one tool call per action: "
+            + ", ".join(A.TOOLS)
+            + "."
+        )
+
+    def status_line(self, st: AgentState) -> str:
+        n = len(self.agents)
+        others = n - 1
+        if others == 0:
+            team = "you work alone"
+        elif others <= 8:
+            team = "teammates: " + ", ".join(a.name for a in self.agents if a is not st)
+        else:
+            team = f"teammates: {others} others (agent_0 .. agent_{n - 1})"
+        left = max(self.time_cap - self.clock.now, 0.0)
+        return (
+            f"[t={self.clock.now:.1f}s, {left:.1f}s left | tests {self.passed}/{self.tests_total} "
+            f"passing | you are {st.name} | {team}]"
+        )
+
+    def _observe(self, st: AgentState, ready: bool | None = None) -> None:
+        """Build the agent's observation text and info at the current time."""
+        now = self.clock.now
+        msgs: list[Message] = self.post.collect(st.index, now)
+        limit = self.config.max_observation_chars
+        status = self.status_line(st)
+        body = st.result if st.error is None else f"ERROR: {st.error}"
+        parts = []
+        msg_text = ""
+        if msgs:
+            msg_text = "--- messages ---\n" + "\n".join(
+                f"[t={m.deliver_at:.1f}s] "
+                + (f"#{m.channel} " if m.channel else "")
+                + f"{self.names[m.sender]}"
+                + (": " if m.channel else " -> you: ")
+                + m.text
+                for m in msgs
+            )
+            msg_text = _cap(msg_text, max(limit // 3, 256))
+        budget = limit - len(status) - len(msg_text) - 2
+        if body:
+            parts.append(_cap(body, max(budget, 64)))
+        if msg_text:
+            parts.append(msg_text)
+        parts.append(status)
+        st.obs = _cap("\n".join(parts), limit)
+        st.prompt_chars += len(st.obs)
+        st.messages = [m.to_dict(self.names) for m in msgs]
+        st.info = self._info(st, ready if ready is not None else st.ready)
+        st.result = st.error = None  # reported once
+
+    def _info(self, st: AgentState, ready: bool) -> dict:
+        return {
+            "ready": ready,
+            "time": self.clock.now,
+            "time_left": max(self.time_cap - self.clock.now, 0.0),
+            "tests_passed": self.passed,
+            "tests_total": self.tests_total,
+            "per_test": self.per_test,
+            "verdict": self.verdict,
+            "tool": st.last_tool,
+            "error": st.error,
+            "messages": st.messages,
+            "tokens": st.tokens,
+            "team_tokens": self.tokens,
+            "done": st.done,
+            "termination": self.end_reason if self.ended == "terminated" else None,
+            "truncation": self.end_reason if self.ended == "truncated" else None,
+        }
+
+    def observe_ready(self, agents: list[int]) -> None:
+        for i in agents:
+            self._observe(self.agents[i])
+
+    def mark_busy(self, i: int) -> None:
+        """Cheap info update for an agent that just started an action."""
+        st = self.agents[i]
+        info = dict(st.info)
+        info["ready"] = False
+        info["busy_until"] = self.clock.due[i]
+        info["error"] = None
+        st.info = info
+
+    def observe_all(self) -> None:
+        """Final observations when the episode ends (every agent, with the reason)."""
+        for st in self.agents:
+            if st.result is None and st.error is None:
+                st.result = f"episode over: {self.end_reason}"
+            self._observe(st, ready=False)

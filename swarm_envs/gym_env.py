@@ -1,0 +1,85 @@
+"""The Gymnasium form: one agent alone on a task."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+
+from swarm_envs.env import SwarmBase
+from swarm_envs.error import ConfigError
+from swarm_envs.task import Task
+
+
+class SwarmGymEnv(SwarmBase, gymnasium.Env):
+    """A single agent working on one software project, as a `gymnasium.Env`.
+
+    ## Description
+
+    The one-agent case of `SwarmParallelEnv` (see it for the time model, tools and
+    scoring). Made with `gymnasium.make("swarm_envs:swarm/<task>-v<N>")`.
+
+    ## Action Space
+
+    `UnicodeText`: one tool call as JSON text (dicts and `ToolCall` also work).
+
+    ## Observation Space
+
+    `UnicodeText`: the tool's result and a status line.
+
+    ## Rewards
+
+    The change in the number of passing tests caused by the step.
+
+    ## Episode End
+
+    Terminated when every test passes or the agent says `done`; truncated at the
+    time cap or the token budget (`info["truncation"]` says which).
+
+    ## Arguments
+
+    `task` and the fields of `EnvConfig` as keywords (`num_agents` must be 1).
+
+    ## Version History
+
+    * v0: initial release.
+    """
+
+    def __init__(self, task: str | Task = "calc", **config: Any):
+        if config.get("num_agents", 1) != 1:
+            raise ConfigError(
+                f"num_agents={config['num_agents']!r}: the Gymnasium form has exactly one "
+                "agent; use swarm_envs.parallel_env for a swarm"
+            )
+        self._setup(task, {**config, "num_agents": 1})
+        self.observation_space = self._obs_space
+        self.action_space = self._act_space
+        self.spec_task = self.task.id
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
+        super().reset(seed=seed)
+        self._reset_episode(seed, options)
+        st = self._episode.agents[0]
+        return st.obs, st.info
+
+    def step(self, action: Any) -> tuple[str, float, bool, bool, dict]:
+        ep = self._episode
+        if ep.ended:
+            raise gymnasium.error.ResetNeeded("the episode is over; call reset()")
+        ep.submit(0, action)
+        reward = 0.0
+        while not ep.ready and not ep.ended:
+            if self.config.sync == "event":
+                ep.advance()
+            else:
+                ep.advance_round()
+            reward += ep.rescore()
+            ep.check_budgets()
+        if ep.ended:
+            ep.observe_all()
+        else:
+            ep.observe_ready([0])
+        st = ep.agents[0]
+        if self.render_mode == "human":
+            self.render()
+        return st.obs, reward, ep.ended == "terminated", ep.ended == "truncated", st.info

@@ -1,0 +1,55 @@
+"""Registering tasks with Gymnasium, and the factory functions of the package."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+
+from swarm_envs.task import Task, get_task, registered
+
+NAMESPACE = "swarm"
+
+
+def gym_id(task: Task) -> str:
+    """The Gymnasium id of a task, e.g. `swarm/calc-v0`."""
+    return f"{NAMESPACE}/{task.name}-v{task.manifest.version}"
+
+
+def register_envs() -> list[str]:
+    """Register every known task with Gymnasium (idempotent); returns the ids."""
+    ids = []
+    for task_id, path in sorted(registered().items()):
+        name, version = task_id.rsplit("-v", 1)
+        env_id = f"{NAMESPACE}/{name}-v{version}"
+        if env_id not in gymnasium.registry:
+            gymnasium.register(
+                id=env_id,
+                entry_point="swarm_envs.gym_env:SwarmGymEnv",
+                kwargs={"task": str(path)},
+            )
+        ids.append(env_id)
+    return ids
+
+
+def parallel_env(task: str | Task = "calc", num_agents: int = 4, **config: Any):
+    """A PettingZoo `ParallelEnv`: `num_agents` agents on `task` (see `EnvConfig`)."""
+    from swarm_envs.env import SwarmParallelEnv
+
+    return SwarmParallelEnv(get_task(task), num_agents=num_agents, **config)
+
+
+def env(task: str | Task = "calc", num_agents: int = 4, **config: Any):
+    """A PettingZoo `AECEnv` on `task`, wrapped in PettingZoo's order-enforcing wrapper."""
+    from pettingzoo.utils import wrappers
+
+    from swarm_envs.aec import SwarmAECEnv
+
+    return wrappers.OrderEnforcingWrapper(SwarmAECEnv(get_task(task), num_agents=num_agents, **config))
+
+
+def raw_env(task: str | Task = "calc", num_agents: int = 4, **config: Any):
+    """The unwrapped AEC environment."""
+    from swarm_envs.aec import SwarmAECEnv
+
+    return SwarmAECEnv(get_task(task), num_agents=num_agents, **config)
