@@ -72,8 +72,7 @@ class SwarmAECEnv(SwarmBase, AECEnv):
                 self.terminations[a] = ep.ended == "terminated"
                 self.truncations[a] = ep.ended == "truncated"
         else:
-            changed = sorted(ep.ready)
-            ep.observe_ready(changed)
+            changed = ep.observe_changed()
         for j in changed:
             self.infos[self.possible_agents[j]] = ep.agents[j].info
         if reward:

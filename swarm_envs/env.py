@@ -180,8 +180,7 @@ class SwarmParallelEnv(SwarmBase, ParallelEnv):
             ep.observe_all()
             changed = range(len(ep.agents))
         else:
-            changed = sorted(ep.ready)
-            ep.observe_ready(changed)
+            changed = ep.observe_changed()
         for i in changed:
             st = ep.agents[i]
             self._obs[st.name], self._infos[st.name] = st.obs, st.info

@@ -135,6 +135,7 @@ class Episode:
         self.post = PostOffice(n, self.config.time.message_latency_s)
         self.agents = [AgentState(i, name) for i, name in enumerate(self.names)]
         self.ready: set[int] = set(range(n))  # agents that may act now
+        self.completed: list[int] = []  # agents whose action completed during this step
         self.tokens = 0
         self.ended: str | None = None  # "terminated" or "truncated"
         self.end_reason: str | None = None
@@ -251,11 +252,15 @@ class Episode:
     # ------------------------------------------------------------------ advance
 
     def advance(self) -> list[int]:
-        """Event mode: apply the next batch of completions; return agents now ready."""
+        """Event mode: apply the next batch of completions; return the agents that completed.
+
+        Time stands still while some agent is ready but has not acted: every ready
+        agent must commit to an action (if only `wait`) before the clock moves on.
+        """
+        if self.ready:
+            return []
         due = self.clock.pop_due(self.time_cap)
         if not due:
-            if self.ready:
-                return []  # idle agents: nothing happens until one of them acts
             if any(st.pending is not None for st in self.agents):
                 # Nothing completes before the cap: untimed waits, or actions past it.
                 self._truncate_at_cap()
@@ -264,10 +269,12 @@ class Episode:
             return []
         for i in due:
             self._complete(i)
-        return [i for i in due if self.agents[i].ready]
+        return due
 
     def advance_round(self) -> None:
         """Round mode: apply every pending action; the step lasts until the slowest one."""
+        if self.ready:
+            return  # a ready agent has not acted yet: the round has not started
         start = self.clock.now
         while True:
             due = self.clock.pop_due(self.time_cap)
@@ -323,6 +330,7 @@ class Episode:
             self.recorder.effect(now, st.name, p.tool, st.result, st.error)
         st.pending = None
         st.waiting = False
+        self.completed.append(i)
         if p.tool == "done" and p.error is None:
             st.done = True
             st.ready = False
@@ -537,9 +545,13 @@ class Episode:
             "truncation": self.end_reason if self.ended == "truncated" else None,
         }
 
-    def observe_ready(self, agents: list[int]) -> None:
-        for i in agents:
+    def observe_changed(self) -> list[int]:
+        """Observe the agents that completed an action or are ready; returns them."""
+        changed = sorted(self.ready.union(self.completed))
+        self.completed = []
+        for i in changed:
             self._observe(self.agents[i])
+        return changed
 
     def mark_busy(self, i: int) -> None:
         """Cheap info update for an agent that just started an action."""
@@ -552,6 +564,7 @@ class Episode:
 
     def observe_all(self) -> None:
         """Final observations when the episode ends (every agent, with the reason)."""
+        self.completed = []
         for st in self.agents:
             if st.result is None and st.error is None:
                 st.result = f"episode over: {self.end_reason}"

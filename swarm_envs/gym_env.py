@@ -78,7 +78,7 @@ class SwarmGymEnv(SwarmBase, gymnasium.Env):
         if ep.ended:
             ep.observe_all()
         else:
-            ep.observe_ready([0])
+            ep.observe_changed()
         st = ep.agents[0]
         if self.render_mode == "human":
             self.render()

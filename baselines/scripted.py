@@ -1,0 +1,212 @@
+"""Scripted agents: explicit coordination strategies, no model.
+
+They make the environment's dynamics visible without an LLM. Each agent knows
+the task's reference implementation of every unit (an *oracle*: it reads the
+task definition, which real agents never see), so the only thing that varies is
+how the swarm organises itself:
+
+- `none`: every agent works through the units in its own shuffled order, with no
+  messages: duplicated work and edit conflicts;
+- `claim`: before a unit, an agent posts `claim: <unit>` on #general and skips
+  units that others claimed or finished (`done: <unit>`);
+- `leader`: agent_0 assigns units round-robin with direct messages; the others
+  wait for their assignments.
+
+Actions carry a modelled `usage` (tokens), as an LLM client would report it.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from swarm_envs.generators import STUB_MESSAGE, _body_span, _find, _functions_of
+from swarm_envs.task import Task, Unit
+
+Strategy = Literal["none", "claim", "leader"]
+STRATEGIES: tuple[str, ...] = ("none", "claim", "leader")
+_CLAIM = re.compile(r"^(claim|done|assign): (\S+)$")
+
+
+@dataclass(frozen=True)
+class Patch:
+    """One `edit_file` that turns a stub into the reference implementation."""
+
+    path: str
+    old: str
+    new: str
+
+
+def unit_patches(task: Task, unit: Unit) -> list[Patch]:
+    """The edits that implement `unit` in the starting state (one per function)."""
+    source = (task.solution_dir / unit.path).read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    node = _find(tree, unit.symbol)
+    if node is None:
+        raise ValueError(f"{unit.path}: no {unit.symbol!r}")
+    patches = []
+    for fn in _functions_of(node):
+        start, end = _body_span(fn)
+        if start == 0:
+            continue
+        indent = fn.body[-1].col_offset
+        name = (
+            f"{unit.symbol.split('.')[0]}.{fn.name}" if isinstance(node, ast.ClassDef) else unit.symbol
+        )
+        old = " " * indent + f"raise NotImplementedError({STUB_MESSAGE.format(name=name)!r})\n"
+        patches.append(Patch(unit.path, old, "".join(lines[start - 1 : end])))
+    return patches
+
+
+def _call(name: str, tokens: int = 120, **arguments: Any) -> dict:
+    return {"name": name, "arguments": arguments, "usage": {"output_tokens": tokens}}
+
+
+@dataclass
+class ScriptedAgent:
+    """One scripted agent; call `act(observation, info)` when it is ready."""
+
+    name: str
+    task: Task
+    strategy: Strategy = "claim"
+    num_agents: int = 1
+    seed: int = 0
+    finished: set[str] = field(default_factory=set)
+    claimed: set[str] = field(default_factory=set)
+    assigned: list[str] = field(default_factory=list)
+    _plan: list[dict] = field(default_factory=list)
+    _unit: str | None = None
+    _order: list[str] = field(default_factory=list)
+    _said_done: bool = False
+    _assigned_out: bool = False
+
+    def __post_init__(self) -> None:
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"strategy={self.strategy!r}: expected one of {STRATEGIES}")
+        self.index = int(self.name.rsplit("_", 1)[1])
+        names = [u.name for u in self.task.units]
+        rng = random.Random(f"{self.seed}:{self.name}")
+        if self.strategy == "none":
+            rng.shuffle(names)
+        else:  # dependencies first, then a per-agent rotation to spread the work
+            names = _topological(self.task.units)
+            k = (self.index * max(len(names) // max(self.num_agents, 1), 1)) % max(len(names), 1)
+            names = names[k:] + names[:k] if self.strategy == "claim" else names
+        self._order = names
+        self._units = {u.name: u for u in self.task.units}
+
+    # ------------------------------------------------------------------ messages
+
+    def _read(self, info: dict) -> None:
+        for m in info.get("messages", []):
+            for line in m["text"].splitlines():
+                match = _CLAIM.match(line.strip())
+                if not match:
+                    continue
+                verb, unit = match.groups()
+                if verb == "claim":
+                    self.claimed.add(unit)
+                elif verb == "done":
+                    self.finished.add(unit)
+                elif verb == "assign" and m["channel"] is None:
+                    self.assigned.append(unit)
+
+    # ------------------------------------------------------------------ policy
+
+    def act(self, observation: str, info: dict) -> dict:
+        """The next action, given the agent's latest observation and info."""
+        self._read(info)
+        if info.get("error") and self._plan and self._plan[0]["name"] == "edit_file":
+            # Our edit did not apply: someone else implemented this unit.
+            self._plan = []
+        if self._plan:
+            return self._plan.pop(0)
+        if self._unit is not None:
+            self.finished.add(self._unit)
+            unit, self._unit = self._unit, None
+            if self.strategy != "none":
+                return _call("post", 30, channel="general", text=f"done: {unit}")
+        if self.strategy == "leader" and self.index == 0 and not self._assigned_out:
+            return self._assign()
+        unit = self._pick()
+        if unit is None:
+            if self.strategy == "leader" and self.index != 0 and not self._said_done:
+                if not self.assigned and len(self.finished) < len(self._units):
+                    return _call("wait", 20, seconds=30.0)
+            self._said_done = True
+            return _call("done", 20, summary=f"{self.name} finished")
+        self._unit = unit
+        u = self._units[unit]
+        plan = [
+            _call("edit_file", 150 + len(p.new) // 4, path=p.path, old=p.old, new=p.new)
+            for p in unit_patches(self.task, u)
+        ]
+        plan.append(_call("run_tests", 40, selection=list(u.tests)))
+        if self.strategy == "claim":
+            self._plan = plan
+            return _call("post", 30, channel="general", text=f"claim: {unit}")
+        self._plan = plan[1:]
+        return plan[0]
+
+    def _pick(self) -> str | None:
+        if self.strategy == "leader" and self.index != 0:
+            while self.assigned:
+                unit = self.assigned.pop(0)
+                if unit not in self.finished:
+                    return unit
+            return None
+        if self.strategy == "leader":
+            mine = [u for i, u in enumerate(self._order) if i % self.num_agents == 0]
+            todo = [u for u in mine if u not in self.finished]
+            return todo[0] if todo else None
+        taken = self.finished | (self.claimed if self.strategy == "claim" else set())
+        for unit in self._order:
+            if unit not in taken:
+                return unit
+        return None
+
+    def _assign(self) -> dict:
+        self._assigned_out = True
+        lines: dict[int, list[str]] = {}
+        for i, unit in enumerate(self._order):
+            if i % self.num_agents:
+                lines.setdefault(i % self.num_agents, []).append(f"assign: {unit}")
+        if not lines:
+            return _call("post", 20, channel="general", text="working alone")
+        # One message per teammate; the first now, the rest queued in the plan.
+        msgs = [
+            _call("send_message", 20 + 10 * len(v), to=f"agent_{k}", text="\n".join(v))
+            for k, v in sorted(lines.items())
+        ]
+        self._plan = msgs[1:] + self._plan
+        return msgs[0]
+
+
+def _topological(units: list[Unit]) -> list[str]:
+    done: list[str] = []
+    seen: set[str] = set()
+    by = {u.name: u for u in units}
+
+    def visit(n: str) -> None:
+        if n in seen:
+            return
+        seen.add(n)
+        for d in by[n].depends_on:
+            visit(d)
+        done.append(n)
+
+    for u in units:
+        visit(u.name)
+    return done
+
+
+def make_team(task: Task, num_agents: int, strategy: Strategy = "claim", seed: int = 0) -> dict[str, ScriptedAgent]:
+    """One scripted agent per agent name."""
+    return {
+        f"agent_{i}": ScriptedAgent(f"agent_{i}", task, strategy, num_agents, seed)
+        for i in range(num_agents)
+    }

@@ -1,0 +1,90 @@
+"""The environment's own overhead per agent action, from 1 to 1,000 agents.
+
+Agents only send direct messages and wait (no tool touches the disk, no test
+runs), so what is timed is the environment itself: parsing, the clock, routing,
+observations and the per-step dictionaries. Token counts are drawn at random so
+that completions do not line up: most steps complete a single action, which is
+the worst case for per-step costs that grow with the number of agents.
+
+Targets: below 0.1 ms per agent action, and the cost at 1,000 agents within 2x
+of the cost at 8 (no hidden quadratic term).
+
+    python benchmarks/bench_env_overhead.py            # full table
+    python benchmarks/bench_env_overhead.py --actions 5000 --agents 8 1000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+
+import swarm_envs
+
+
+def make_actions(n_agents: int, count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        if rng.random() < 0.5:
+            to = f"agent_{rng.randrange(n_agents)}"
+            out.append(json.dumps({"name": "send_message", "arguments": {"to": to, "text": "status?"},
+                                   "usage": {"output_tokens": rng.randrange(5, 200), "input_tokens": 50}}))
+        else:
+            out.append(json.dumps({"name": "wait", "arguments": {"seconds": rng.uniform(1, 30)},
+                                   "usage": {"output_tokens": rng.randrange(5, 50), "input_tokens": 50}}))
+    return out
+
+
+def run(n_agents: int, n_actions: int, sync: str, seed: int) -> tuple[float, int, int]:
+    env = swarm_envs.parallel_env("calc", num_agents=n_agents, sync=sync, time_cap_s=1e12)
+    env.reset(seed=seed)
+    pool = make_actions(n_agents, 4096, seed)
+    infos = env.episode  # warm
+    done = steps = 0
+    k = 0
+    ready = list(env.agents)
+    t0 = time.perf_counter()
+    while done < n_actions:
+        acts = {}
+        for a in ready:
+            act = pool[k % len(pool)]
+            k += 1
+            if '"to": "' + a + '"' in act:  # not to oneself
+                act = act.replace('"to": "' + a + '"', '"to": "agent_0"' if a != "agent_0" else '"to": "agent_1"')
+            acts[a] = act
+        _, _, _, _, infos = env.step(acts)
+        done += len(acts)
+        steps += 1
+        ready = [a for a in env.agents if infos[a]["ready"]] if sync == "event" else list(env.agents)
+    wall = time.perf_counter() - t0
+    env.close()
+    return wall / done * 1e6, done, steps
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--agents", type=int, nargs="+", default=[1, 8, 64, 256, 1000])
+    p.add_argument("--actions", type=int, default=20_000, help="agent actions per measurement")
+    p.add_argument("--sync", choices=["event", "round"], nargs="+", default=["event", "round"])
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args()
+    if args.agents[0] != 8 and 8 not in args.agents:
+        args.agents = [8, *args.agents]
+    print(f"{'sync':<6} {'agents':>7} {'actions':>8} {'steps':>7} {'us/action':>10} {'vs 8 agents':>12}")
+    for sync in args.sync:
+        ref = None
+        rows = []
+        for n in args.agents:
+            us, done, steps = run(n, max(args.actions, n), sync, args.seed)
+            rows.append((n, done, steps, us))
+            if n == 8:
+                ref = us
+        for n, done, steps, us in rows:
+            print(f"{sync:<6} {n:>7} {done:>8} {steps:>7} {us:>10.1f} {us / ref:>11.2f}x")
+    print("target: < 100 us/action; 1000 agents within 2.00x of 8 agents")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""Messages and channels: latency, exactly once, in order, waking waiters."""
+
+from conftest import call
+
+
+def texts(info):
+    return [m["text"] for m in info["messages"]]
+
+
+def test_direct_message_latency_and_once(make_env):
+    env = make_env("calc", num_agents=2)  # latency 2 s, send 1 s, 1 s per token
+    env.reset(seed=0)
+    # agent_1 waits 10 s; agent_0 sends at t=1+1=2, delivered at t=4.
+    _, _, _, _, infos = env.step(
+        {"agent_0": call("send_message", tokens=1, to="agent_1", text="hello"),
+         "agent_1": call("wait", tokens=1, seconds=10)}
+    )
+    assert infos["agent_0"]["ready"] and infos["agent_0"]["time"] == 2.0
+    assert not infos["agent_1"]["ready"]
+    _, _, _, _, infos = env.step({"agent_0": call("wait", tokens=1, seconds=100)})
+    # agent_1 woke on arrival (t=4), not at t=11.
+    assert infos["agent_1"]["ready"] and infos["agent_1"]["time"] == 4.0
+    assert texts(infos["agent_1"]) == ["hello"]
+    assert infos["agent_1"]["messages"][0]["from"] == "agent_0"
+    assert infos["agent_1"]["messages"][0]["sent_at"] == 2.0
+    # Delivered once: the next observation does not repeat it.
+    _, _, _, _, infos = env.step({"agent_1": call("list_files", tokens=1)})
+    assert infos["agent_1"]["messages"] == []
+
+
+def test_message_not_seen_before_delivery(make_env):
+    env = make_env("calc", num_agents=2)
+    env.reset(seed=0)
+    # agent_0's message is sent at t=2 and delivered at t=4; agent_1 observes at t=3.
+    _, _, _, _, infos = env.step(
+        {"agent_0": call("send_message", tokens=1, to="agent_1", text="later"),
+         "agent_1": call("list_files", tokens=2)}
+    )
+    _, _, _, _, infos = env.step({"agent_0": call("wait", tokens=1, seconds=50)})
+    assert infos["agent_1"]["time"] == 3.0
+    assert infos["agent_1"]["messages"] == []
+    _, _, _, _, infos = env.step({"agent_1": call("list_files", tokens=1)})
+    assert infos["agent_1"]["time"] == 5.0
+    assert texts(infos["agent_1"]) == ["later"]
+
+
+def drive(env, policy, max_steps=60):
+    """Step with `policy(agent, info) -> action` for every ready agent; collect messages."""
+    _, infos = {}, {a: env.episode.agents[i].info for i, a in enumerate(env.agents)}
+    seen = {a: [] for a in env.agents}
+    for _ in range(max_steps):
+        if not env.agents:
+            break
+        acts = {}
+        for a in env.agents:
+            if infos[a]["ready"]:
+                seen[a] += texts(infos[a])
+                acts[a] = policy(a, infos[a])
+        _, _, _, _, infos = env.step(acts)
+    return seen
+
+
+def test_messages_in_order(make_env):
+    env = make_env("calc", num_agents=3, time_cap_s=200)
+    env.reset(seed=0)
+    sent = []
+
+    def policy(agent, info):
+        if agent == "agent_0" and len(sent) < 3:
+            sent.append(f"a{len(sent)}")
+            return call("send_message", tokens=1, to="agent_2", text=sent[-1])
+        return call("wait", tokens=1, seconds=3)
+
+    seen = drive(env, policy)
+    assert seen["agent_2"] == ["a0", "a1", "a2"]
+    assert seen["agent_1"] == []
+
+
+def test_channels_reach_every_subscriber(make_env):
+    env = make_env("calc", num_agents=4, time_cap_s=300)
+    env.reset(seed=0)
+    script = {
+        "agent_0": [call("wait", tokens=5, seconds=1), call("post", tokens=1, channel="parser", text="who takes it?"),
+                    call("post", tokens=1, channel="general", text="hi all")],
+        "agent_1": [call("subscribe", tokens=1, channel="parser")],
+        "agent_2": [call("subscribe", tokens=1, channel="parser")],
+        "agent_3": [],
+    }
+
+    def policy(agent, info):
+        return script[agent].pop(0) if script[agent] else call("wait", tokens=1, seconds=5)
+
+    seen = drive(env, policy)
+    assert seen["agent_1"].count("who takes it?") == 1
+    assert seen["agent_2"].count("who takes it?") == 1
+    assert "who takes it?" not in seen["agent_3"]  # not subscribed
+    assert seen["agent_3"].count("hi all") == 1
+    assert seen["agent_1"].count("hi all") == 1
+    assert "hi all" not in seen["agent_0"]  # the sender does not get its own post
+
+
+def test_direct_message_routing_is_constant_time():
+    from swarm_envs.channels import PostOffice
+
+    small, big = PostOffice(2, 1.0), PostOffice(10_000, 1.0)
+    for po in (small, big):
+        po.send(0.0, 0, 1, "x")
+        assert [m.text for m in po.collect(1, 5.0)] == ["x"]
+    # A direct message touches only the recipient's inbox.
+    assert sum(len(q) for q in big.inboxes) == 0
+
+
+def test_wait_without_timeout_wakes_on_message(make_env):
+    env = make_env("calc", num_agents=2)
+    env.reset(seed=0)
+    env.step({"agent_1": call("wait", tokens=1), "agent_0": call("list_files", tokens=20)})
+    _, _, _, _, infos = env.step({})  # agent_0 is ready and idle: time stands still
+    assert infos["agent_0"]["ready"] and infos["agent_0"]["time"] == 21.0
+    _, _, _, _, infos = env.step({"agent_0": call("send_message", tokens=1, to="agent_1", text="go")})
+    _, _, _, _, infos = env.step({"agent_0": call("wait", tokens=1, seconds=100)})
+    assert infos["agent_1"]["ready"] and infos["agent_1"]["time"] == 25.0
+    assert texts(infos["agent_1"]) == ["go"]
+
+
+def test_everyone_waiting_forever_truncates_at_cap(make_env):
+    env = make_env("calc", num_agents=2, time_cap_s=50)
+    env.reset(seed=0)
+    _, _, term, trunc, infos = env.step({a: call("wait", tokens=1) for a in env.agents})
+    assert all(trunc.values()) and not any(term.values())
+    assert infos["agent_0"]["truncation"] == "time_cap"
+    assert env.episode.now == 50
