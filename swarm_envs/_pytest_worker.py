@@ -78,6 +78,7 @@ def _base_args(ini: str, rootdir: str) -> list[str]:
         "-o",
         "console_output_style=classic",
         "--import-mode=prepend",
+        "--continue-on-collection-errors",
     ]
 
 
@@ -331,6 +332,14 @@ class Server:
         except ChildProcessError:
             pass
         os.close(child.fd)
+        # As pid 1 of a namespace (unshare) we inherit orphans: reap them.
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
         if self.pidns:
             _kill_strays(set())
         import shutil

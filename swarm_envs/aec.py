@@ -6,7 +6,7 @@ from typing import Any
 
 from pettingzoo import AECEnv
 
-from swarm_envs.env import DONE_AGAIN, SwarmBase
+from swarm_envs.parallel import DONE_AGAIN, SwarmBase
 from swarm_envs.task import Task
 
 

@@ -30,6 +30,7 @@ from swarm_envs.error import ActionError
 from swarm_envs.recording import Recorder
 from swarm_envs.sandboxes import Sandbox, make_sandbox
 from swarm_envs.scoring import Scorer, TestReport, make_scorer
+from swarm_envs.spaces import Observation
 from swarm_envs.task import Task
 from swarm_envs.workspace import Workspace
 
@@ -520,7 +521,7 @@ class Episode:
         if msg_text:
             parts.append(msg_text)
         parts.append(status)
-        st.obs = _cap("\n".join(parts), limit)
+        st.obs = Observation(_cap("\n".join(parts), limit))
         st.prompt_chars += len(st.obs)
         st.messages = [m.to_dict(self.names) for m in msgs]
         st.info = self._info(st, ready if ready is not None else st.ready)

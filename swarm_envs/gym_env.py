@@ -6,7 +6,7 @@ from typing import Any
 
 import gymnasium
 
-from swarm_envs.env import SwarmBase
+from swarm_envs.parallel import SwarmBase
 from swarm_envs.error import ConfigError
 from swarm_envs.task import Task
 
@@ -59,8 +59,13 @@ class SwarmGymEnv(SwarmBase, gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
         super().reset(seed=seed)
         self._reset_episode(seed, options)
+        return self._output()
+
+    def _output(self) -> tuple[str, dict]:
+        # Gymnasium users keep what they are given: return data that shares no object.
         st = self._episode.agents[0]
-        return st.obs, st.info
+        info = {**st.info, "per_test": dict(st.info["per_test"]), "messages": list(st.info["messages"])}
+        return st.obs, info
 
     def step(self, action: Any) -> tuple[str, float, bool, bool, dict]:
         ep = self._episode
@@ -79,7 +84,7 @@ class SwarmGymEnv(SwarmBase, gymnasium.Env):
             ep.observe_all()
         else:
             ep.observe_changed()
-        st = ep.agents[0]
         if self.render_mode == "human":
             self.render()
-        return st.obs, reward, ep.ended == "terminated", ep.ended == "truncated", st.info
+        obs, info = self._output()
+        return obs, reward, ep.ended == "terminated", ep.ended == "truncated", info

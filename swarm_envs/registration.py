@@ -34,7 +34,7 @@ def register_envs() -> list[str]:
 
 def parallel_env(task: str | Task = "calc", num_agents: int = 4, **config: Any):
     """A PettingZoo `ParallelEnv`: `num_agents` agents on `task` (see `EnvConfig`)."""
-    from swarm_envs.env import SwarmParallelEnv
+    from swarm_envs.parallel import SwarmParallelEnv
 
     return SwarmParallelEnv(get_task(task), num_agents=num_agents, **config)
 

@@ -798,11 +798,21 @@ class FastScorer(Scorer):
         task: the task.
         sandbox: the episode's sandbox.
         workers: fork servers to keep (default: the number of CPUs, at most 2).
+        test_timeout_s: a test (or a test file's import) that makes no progress for this
+            long is killed and counted as failing; the others still run. Default: the
+            sandbox's `wall_s`, at least 10 s, at most the task's test timeout.
     """
 
     kind = "fast"
 
-    def __init__(self, task: Task, sandbox: Sandbox, *, workers: int | None = None):
+    def __init__(
+        self,
+        task: Task,
+        sandbox: Sandbox,
+        *,
+        workers: int | None = None,
+        test_timeout_s: float | None = None,
+    ):
         super().__init__(task, sandbox)
         self.host = sandbox.scoring_host()
         _install_worker(self.host)
@@ -822,6 +832,8 @@ class FastScorer(Scorer):
         self._deps_for: tuple[dict[str, str], dict[str, frozenset[str]]] | None = None
         self._pool = ThreadPoolExecutor(max_workers=self._n_workers, thread_name_prefix="scorer")
         self._nworker_seq = 0
+        timeout = task.manifest.tests.timeout_s
+        self.test_timeout_s = test_timeout_s or min(timeout, max(10.0, sandbox.limits.wall_s))
 
     # ------------------------------------------------------------------- workers
 
@@ -920,12 +932,12 @@ class FastScorer(Scorer):
                 "targets": targets,
                 "select": select_ids,
                 "timeout_s": timeout,
-                "test_timeout_s": min(timeout, max(10.0, self.sandbox.limits.wall_s)),
+                "test_timeout_s": self.test_timeout_s,
             }
             try:
                 w.handle.stdin.write((json.dumps(req) + "\n").encode())
                 w.handle.stdin.flush()
-            except OSError as e:
+            except (OSError, ValueError) as e:
                 raise ScoringError(f"the scoring worker is gone: {e}") from e
             deadline = time.monotonic() + timeout + GRACE_S
             while True:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import string
 from typing import Any
 
+import numpy as np
 from gymnasium.spaces import Text
 
 _SAMPLE_CHARSET = string.ascii_letters + string.digits + string.punctuation + " \n"
@@ -34,3 +35,16 @@ class UnicodeText(Text):
             and self.min_length == other.min_length
             and self.max_length == other.max_length
         )
+
+
+class Observation(str):
+    """A text observation: a plain `str` that also carries its space's `dtype`.
+
+    numpy's own string scalars (`np.str_`) are `str` subclasses with a `dtype`;
+    PettingZoo's AEC checker compares `observation.dtype` with the space's dtype, so
+    observations carry `np.dtype(str)`, the dtype of every `Text` space. Everything
+    else about them is `str`.
+    """
+
+    __slots__ = ()
+    dtype = np.dtype(str)
