@@ -27,18 +27,93 @@ import signal
 import sys
 import time
 
-sys.dont_write_bytecode = True
-# Entry-point plugins of whatever is installed could change collection or reporting and
-# cost about a second of start-up; the canonical tests need none.
-os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
-os.environ.pop("PYTEST_ADDOPTS", None)
-os.environ.pop("PYTEST_PLUGINS", None)
-
-import pytest  # noqa: E402
+import pytest
 
 PROTOCOL = 1
 FAILURE_LINES = 12
+
+
+def _prepare() -> None:
+    """Process-wide settings of a worker (never applied when the host imports this module)."""
+    sys.dont_write_bytecode = True
+    # Entry-point plugins of whatever is installed could change collection or reporting and
+    # cost about a second of start-up; the canonical tests need none.
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+    os.environ.pop("PYTEST_ADDOPTS", None)
+    os.environ.pop("PYTEST_PLUGINS", None)
+
+
+class RunState:
+    """Outcomes of one pytest process, from its records, checking that they are plausible.
+
+    Records arrive in a fixed order (collect..., collected, then start/bad.../done per test,
+    finish). Anything else (a second collection, a result for a test that is not running,
+    a second result, records after the end) means the code under test forged records:
+    the whole run then counts as failing.
+    """
+
+    def __init__(self) -> None:
+        self.results: dict[str, list] = {}
+        self.bad: dict[str, str] = {}
+        self.collect_errors: dict[str, str] = {}
+        self.collected: list[str] | None = None
+        self.current = ""
+        self.current_file = ""
+        self.finished = False
+        self.tampered = ""
+        self.notes: list[str] = []
+        self._started: set[str] = set()
+
+    def _anomaly(self, why: str) -> None:
+        if not self.tampered:
+            self.tampered = f"the test run's report channel was tampered with ({why})"
+
+    def feed(self, rec: dict) -> None:
+        ev = rec.get("ev")
+        nid = str(rec.get("id", ""))
+        if self.finished:
+            self._anomaly(f"a {ev!r} record after the end of the run")
+        elif ev == "collect":
+            if self.collected is not None:
+                self._anomaly("collection after the collection finished")
+            self.current_file = str(rec.get("file", ""))
+        elif ev == "collect_error":
+            self.collect_errors.setdefault(str(rec.get("file", "")), str(rec.get("text", "")))
+        elif ev == "collected":
+            if self.collected is not None:
+                self._anomaly("two collections")
+            self.collected = [str(i) for i in rec.get("ids", [])]
+            self.current_file = ""
+        elif ev == "start":
+            if self.collected is None or nid not in self.collected:
+                self._anomaly(f"a test that was not collected started: {nid}")
+            if self.current or nid in self._started:
+                self._anomaly(f"{nid} started twice or while another test ran")
+            self._started.add(nid)
+            self.current = nid
+        elif ev == "bad":
+            if nid != self.current:
+                self._anomaly(f"a failure record for {nid}, which is not running")
+            self.bad.setdefault(nid, str(rec.get("text", "")))
+        elif ev == "done":
+            if nid != self.current or nid in self.results:
+                self._anomaly(f"a result for {nid}, which is not running")
+            else:
+                ok = bool(rec.get("passed"))
+                self.results[nid] = [ok, "" if ok else self.bad.get(nid, "failed")]
+            self.current = ""
+        elif ev == "tampered":
+            self.tampered = self.tampered or str(rec.get("text", "tampered"))
+        elif ev == "error":
+            self.notes.append(str(rec.get("text", "")))
+        elif ev == "finish":
+            self.finished = True
+
+    def final_results(self) -> dict[str, list]:
+        if self.tampered:
+            return {k: [False, self.tampered] for k in self.results}
+        return self.results
 
 
 def _preimport() -> None:
@@ -360,15 +435,10 @@ class Server:
         # A test file or test that kills its child is charged and the rest re-run; bounded.
         for _attempt in range(int(req.get("max_restarts", 8)) + 1):
             child = self.fork(tree, targets, select_ids)
-            current = ""
-            current_file = ""
-            collected: list[str] | None = None
-            bad: dict[str, str] = {}
-            finished = False
+            st = RunState()
             killed_for = ""
             last_progress = time.monotonic()
-            eof = False
-            while not eof:
+            while not st.finished:
                 now = time.monotonic()
                 if now >= deadline:
                     killed_for = "timeout_total"
@@ -381,38 +451,18 @@ class Server:
                     continue
                 data = os.read(child.fd, 1 << 16)
                 if not data:
-                    eof = True
                     break
                 for rec in child.records(data):
-                    ev = rec.get("ev")
                     last_progress = time.monotonic()
-                    if ev == "collect":
-                        current_file = rec.get("file", "")
-                    elif ev == "collect_error":
-                        collect_errors.setdefault(rec.get("file", ""), rec.get("text", ""))
-                    elif ev == "collected":
-                        collected = [str(i) for i in rec.get("ids", [])]
-                        current_file = ""
-                    elif ev == "start":
-                        current = rec.get("id", "")
-                    elif ev == "bad":
-                        bad.setdefault(rec.get("id", ""), rec.get("text", ""))
-                    elif ev == "done":
-                        nid = rec.get("id", "")
-                        if nid not in results:  # first word wins; later records are forgeries
-                            ok = bool(rec.get("passed")) and not tampered
-                            results[nid] = [ok, "" if ok else bad.get(nid, "failed")]
-                        current = ""
-                    elif ev == "tampered":
-                        tampered = str(rec.get("text", "tampered"))
-                    elif ev == "error":
-                        notes.append(str(rec.get("text", "")))
-                    elif ev == "finish":
-                        finished = True
-                if finished:
-                    break
+                    st.feed(rec)
             self.reap(child)
-            if finished and not killed_for:
+            tampered = tampered or st.tampered
+            for nid, res in st.final_results().items():
+                results.setdefault(nid, res)
+            for f, text in st.collect_errors.items():
+                collect_errors.setdefault(f, text)
+            notes.extend(st.notes)
+            if tampered or (st.finished and not killed_for):
                 break
             # The child died or hung: charge the test (or file) it was on, re-run the rest.
             why = {
@@ -422,27 +472,27 @@ class Server:
             if killed_for == "timeout_total":
                 notes.append(why)
                 break
-            if current:
-                results.setdefault(current, [False, f"{why}\n{bad.get(current, '')}".strip()])
-            elif collected is None and current_file:
-                collect_errors.setdefault(current_file, f"while importing: {why}")
-            if collected is None:
+            if st.current:
+                text = f"{why}\n{st.bad.get(st.current, '')}".strip()
+                results.setdefault(st.current, [False, text])
+            elif st.collected is None and st.current_file:
+                collect_errors.setdefault(st.current_file, f"while importing: {why}")
+            if st.collected is None:
                 # Died while collecting: drop the culprit file from the targets.
-                dead = current_file.split("::")[0]
+                dead = st.current_file.split("::")[0]
                 rest = [t for t in targets if t.split("::")[0] != dead]
                 if not dead or rest == targets:
                     notes.append(why)
                     break
                 targets = rest
             else:
-                remaining = [i for i in collected if i not in results]
+                remaining = [i for i in st.collected if i not in results]
                 if not remaining:
                     break
                 targets = remaining
                 select_ids = remaining
-        for nid in list(results):
-            if tampered and results[nid][0]:
-                results[nid] = [False, tampered]
+        if tampered:
+            results = {nid: [False, tampered] for nid in results}
         return {
             "results": results,
             "collect_errors": collect_errors,
@@ -536,6 +586,7 @@ def _collect() -> None:
 
 
 if __name__ == "__main__":
+    _prepare()
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
     if mode == "serve":
         _serve()

@@ -148,6 +148,10 @@ class SwarmParallelEnv(SwarmBase, ParallelEnv):
         self._reset_episode(seed, options)
         ep = self._episode
         self.agents = list(self.possible_agents)
+        # Copying a dict is much cheaper than building one: per-step outputs start
+        # from these templates, so a step costs O(agents that changed) Python work.
+        self._false = dict.fromkeys(self.agents, False)
+        self._zero = dict.fromkeys(self.agents, 0.0)
         self._obs = {a: ep.agents[i].obs for i, a in enumerate(self.agents)}
         self._infos = {a: ep.agents[i].info for i, a in enumerate(self.agents)}
         return dict(self._obs), dict(self._infos)
@@ -185,10 +189,13 @@ class SwarmParallelEnv(SwarmBase, ParallelEnv):
             st = ep.agents[i]
             self._obs[st.name], self._infos[st.name] = st.obs, st.info
         live = self.agents
-        obs, infos = dict(self._obs), dict(self._infos)
-        rewards = dict.fromkeys(live, reward)
-        terminated = dict.fromkeys(live, ep.ended == "terminated")
-        truncated = dict.fromkeys(live, ep.ended == "truncated")
+        obs, infos = self._obs.copy(), self._infos.copy()
+        rewards = dict.fromkeys(live, reward) if reward else self._zero.copy()
+        if ep.ended:
+            terminated = dict.fromkeys(live, ep.ended == "terminated")
+            truncated = dict.fromkeys(live, ep.ended == "truncated")
+        else:
+            terminated, truncated = self._false.copy(), self._false.copy()
         if ep.recorder:
             ep.recorder.step(ep.now, reward, ep.passed, {self.possible_agents[i]: ep.agents[i].obs for i in changed})
             if ep.ended:
@@ -198,6 +205,11 @@ class SwarmParallelEnv(SwarmBase, ParallelEnv):
         if self.render_mode == "human":
             self.render()
         return obs, rewards, terminated, truncated, infos
+
+    @property
+    def ready_agents(self) -> list[str]:
+        """The agents that must act next, without scanning every agent's info."""
+        return [self.possible_agents[i] for i in sorted(self._episode.ready)] if self.agents else []
 
     def state(self) -> str:
         """A global view of the episode (the dashboard text)."""

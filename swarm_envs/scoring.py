@@ -599,28 +599,14 @@ class SubprocessScorer(Scorer):
             raise ScoringError(f"the pytest process produced no records; worker log: {log[-500:]}")
         if recs[-1].get("ev") == "host_timeout" and len(recs) == 1:
             raise ScoringError(f"pytest did not start within {timeout + GRACE_S:g} s")
-        results: dict[str, tuple[bool, str]] = {}
-        bad: dict[str, str] = {}
-        errors: dict[str, str] = {}
-        tampered = ""
-        finished = False
+        from swarm_envs._pytest_worker import RunState
+
+        st = RunState()
         for r in recs:
-            ev = r.get("ev")
-            if ev == "bad":
-                bad.setdefault(r.get("id", ""), r.get("text", ""))
-            elif ev == "done":
-                nid = r.get("id", "")
-                if nid not in results and not finished:
-                    ok = bool(r.get("passed"))
-                    results[nid] = (ok, "" if ok else bad.get(nid, "failed"))
-            elif ev == "collect_error":
-                errors.setdefault(r.get("file", ""), r.get("text", ""))
-            elif ev == "tampered":
-                tampered = r.get("text", "tampered")
-            elif ev == "finish":
-                finished = True
-        if tampered:
-            results = {k: (False, tampered) for k in results}
+            if r.get("ev") != "host_timeout":
+                st.feed(r)
+        results = {k: (bool(v[0]), str(v[1])) for k, v in st.final_results().items()}
+        errors = st.collect_errors
         default = "not observed to pass (the test run ended early: crash, exit or timeout)"
         per, fails = _report_from(selected, results, errors, default)
         fails.update(_unmatched_failures(unmatched, self.task))

@@ -52,7 +52,7 @@ def _tree(root):
     return out
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(actions, min_size=1, max_size=6))
 def test_env_never_raises_and_workspace_stays_consistent(batch):
     env = _env()

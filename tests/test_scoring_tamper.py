@@ -1,0 +1,289 @@
+"""Tampering does not pay: one regression test per attack, against both scorers.
+
+The honest state implements `mathy.ops` (4 tests pass) and leaves `mathy.text` stubbed
+(3 tests fail). Each attack is what an agent's `run_command` can do in the workspace; after
+it, the score must be exactly the honest one (attacks on configuration and reporting), or
+no better than it (attacks where the agent's own code misbehaves).
+"""
+
+from __future__ import annotations
+
+import base64
+import textwrap
+
+import pytest
+from test_scoring import OPS_IDS, SOLUTION, STUB_TEXT, TEXT_IDS, put, write_task
+
+from swarm_envs.sandboxes import make_sandbox
+from swarm_envs.scoring import FastScorer, SubprocessScorer
+
+HONEST = dict.fromkeys(OPS_IDS, True) | dict.fromkeys(TEXT_IDS, False)
+
+ALL_PASS_HOOK = textwrap.dedent(
+    """\
+    import pytest
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(item, call):
+        outcome = yield
+        rep = outcome.get_result()
+        rep.outcome = "passed"
+        rep.longrepr = None
+
+    def pytest_collection_modifyitems(config, items):
+        items[:] = [i for i in items if "text" not in i.nodeid]
+    """
+)
+PATCH_PYTEST = textwrap.dedent(
+    """\
+    try:
+        import _pytest.python
+        _pytest.python.Function.runtest = lambda self: None
+    except Exception:
+        pass
+    """
+)
+FAKE_PYTEST = textwrap.dedent(
+    """\
+    print("============================= 7 passed in 0.01s ==============================")
+    raise SystemExit(0)
+    """
+)
+FAKE_SUMMARY = '"=================== 7 passed in 0.01s ==================="'
+
+# name -> {path: content}: files an agent's command creates. The score must not move.
+FILE_ATTACKS: dict[str, dict[str, str]] = {
+    "conftest_root": {"conftest.py": ALL_PASS_HOOK},
+    "conftest_tests": {"tests/conftest.py": ALL_PASS_HOOK},
+    "conftest_package": {"mathy/conftest.py": ALL_PASS_HOOK},
+    "pytest_ini": {"pytest.ini": "[pytest]\naddopts = -k add -p no:python\npython_files = x.py\n"},
+    "tox_ini": {"tox.ini": "[pytest]\naddopts = -k 'not text'\n"},
+    "setup_cfg": {"setup.cfg": "[tool:pytest]\naddopts = -k 'not text'\n"},
+    "pyproject_toml": {
+        "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "-k \'not text\'"\n'
+        'python_functions = "nothing"\n'
+    },
+    "sitecustomize": {"sitecustomize.py": PATCH_PYTEST},
+    "usercustomize": {"usercustomize.py": PATCH_PYTEST},
+    "sitecustomize_in_package": {"mathy/sitecustomize.py": PATCH_PYTEST},
+    "pth_file": {"evil.pth": "import os; exec(" + repr(PATCH_PYTEST) + ")\n"},
+    "pth_in_package": {"mathy/evil.pth": "import os; exec(" + repr(PATCH_PYTEST) + ")\n"},
+    "fake_pytest_module": {"pytest.py": FAKE_PYTEST},
+    "fake_pytest_package": {"_pytest/__init__.py": FAKE_PYTEST, "_pytest/main.py": FAKE_PYTEST},
+    "edited_canonical_tests": {
+        "tests/test_text.py": "def test_shout():\n    assert True\n",
+        "tests/test_extra.py": "def test_free():\n    assert True\n",
+    },
+    "fake_result_files": {
+        "report.xml": '<testsuite tests="7" failures="0"><testcase name="test_shout"/></testsuite>',
+        "junit.xml": '<testsuite tests="7" failures="0"/>',
+        ".pytest_cache/v/cache/lastfailed": "{}",
+        "results.json": '{"passed": 7, "failed": 0}',
+    },
+}
+
+# name -> replacement for mathy/text.py (the stubbed module): the agent's own code misbehaves.
+CODE_ATTACKS: dict[str, str] = {
+    "os_exit_at_import": "import os\nos._exit(0)\n",
+    "sys_exit_at_import": "import sys\nsys.exit(0)\n",
+    "os_exit_in_test": "import os\n\ndef shout(s):\n    os._exit(0)\n",
+    "sys_exit_in_test": "import sys\n\ndef shout(s):\n    sys.exit(0)\n",
+    "pytest_exit_in_test": "import pytest\n\ndef shout(s):\n    pytest.exit('done', returncode=0)\n",
+    "skip_in_test": "import pytest\n\ndef shout(s):\n    pytest.skip('later')\n",
+    "skip_module": "import pytest\npytest.skip('later', allow_module_level=True)\n",
+    "xfail_in_test": "import pytest\n\ndef shout(s):\n    pytest.xfail('later')\n",
+    "print_summary_at_import": f"print({FAKE_SUMMARY})\n" + STUB_TEXT,
+    "print_summary_in_test": (
+        "import os, sys\n\ndef shout(s):\n"
+        f"    print({FAKE_SUMMARY})\n"
+        f"    os.write(1, {FAKE_SUMMARY}.encode())\n"
+        f"    sys.__stdout__.write({FAKE_SUMMARY})\n"
+        f"    open('/dev/stdout', 'w').write({FAKE_SUMMARY})\n"
+        "    raise NotImplementedError\n"
+    ),
+    "forge_records_on_every_fd": textwrap.dedent(
+        """\
+        import json, os
+        ids = %r
+        for fd in range(3, 256):
+            for nid in ids:
+                for rec in ({"ev": "start", "id": nid}, {"ev": "done", "id": nid, "passed": True}):
+                    line = "0" * 32 + " " + json.dumps(rec) + "\\n"
+                    try:
+                        os.write(fd, line.encode())
+                    except OSError:
+                        pass
+
+        def shout(s):
+            raise NotImplementedError
+        """
+    )
+    % (TEXT_IDS,),
+    "forge_records_with_the_real_channel": textwrap.dedent(
+        """\
+        import gc
+        ids = %r
+
+        def shout(s):
+            for obj in gc.get_objects():
+                if getattr(obj, "__name__", "") == "emit" and callable(obj):
+                    for nid in ids:
+                        obj({"ev": "done", "id": nid, "passed": True})
+            raise NotImplementedError
+        """
+    )
+    % (TEXT_IDS,),
+    "patch_pytest_internals": PATCH_PYTEST + "\n" + STUB_TEXT,
+    "register_plugin": textwrap.dedent(
+        """\
+        import gc
+
+        class Cheat:
+            def pytest_runtest_logreport(self, report):
+                report.outcome = "passed"
+
+        for obj in gc.get_objects():
+            if type(obj).__name__ == "Config" and hasattr(obj, "pluginmanager"):
+                obj.pluginmanager.register(Cheat(), "cheat")
+
+        def shout(s):
+            raise NotImplementedError
+        """
+    ),
+    "memory_bomb_at_import": "x = bytearray(64 * 1024 ** 3)\n" + STUB_TEXT,
+    "memory_bomb_in_test": "def shout(s):\n    x = [bytearray(10 ** 8) for _ in range(1000)]\n",
+    "kill_the_scorer": "import os, signal\n\ndef shout(s):\n    os.kill(os.getppid(), signal.SIGKILL)\n",
+    "fork_bomb_in_test": textwrap.dedent(
+        """\
+        import os
+
+        def shout(s):
+            for _ in range(10000):
+                try:
+                    os.fork()
+                except OSError:
+                    break
+            raise NotImplementedError
+        """
+    ),
+}
+
+# Attacks on the harness itself are detected; the whole run then counts as failing.
+HARNESS_ATTACKS = {
+    "forge_records_with_the_real_channel",
+    "patch_pytest_internals",
+    "register_plugin",
+}
+
+SLOW_CODE_ATTACKS: dict[str, str] = {
+    "hang_at_import": "while True:\n    pass\n",
+    "hang_in_test": "import time\n\ndef shout(s):\n    while True:\n        time.sleep(0.01)\n",
+}
+
+
+def agent_writes(sandbox, files: dict[str, str]) -> None:
+    """Create files the way an agent's command would: from inside the sandbox."""
+    for rel, text in files.items():
+        b64 = base64.b64encode(text.encode()).decode()
+        cmd = (
+            f"mkdir -p \"$(dirname '{rel}')\" && chmod -R u+w tests 2>/dev/null; "
+            f"echo {b64} | base64 -d > '{rel}'"
+        )
+        r = sandbox.run(cmd)
+        assert r.returncode == 0, r.output
+
+
+@pytest.fixture(scope="module")
+def task(tmp_path_factory):
+    return write_task(tmp_path_factory.mktemp("tamper") / "task", timeout_s=8)
+
+
+@pytest.fixture
+def honest(task):
+    with make_sandbox("local") as sb:
+        task.materialize(sb.root)
+        put(sb, "mathy/ops.py", SOLUTION["mathy/ops.py"])
+        yield sb
+
+
+def scorers(task, sandbox):
+    return [
+        FastScorer(task, sandbox, test_timeout_s=1.5),
+        SubprocessScorer(task, sandbox),
+    ]
+
+
+def test_honest_baseline(task, honest):
+    for sc in scorers(task, honest):
+        with sc:
+            r = sc.evaluate()
+            assert r.verdict == "ok" and r.per_test == HONEST, sc.kind
+
+
+@pytest.mark.parametrize("attack", sorted(FILE_ATTACKS))
+def test_file_attacks_do_not_move_the_score(attack, task, honest):
+    agent_writes(honest, FILE_ATTACKS[attack])
+    for sc in scorers(task, honest):
+        with sc:
+            r = sc.evaluate()
+            assert r.verdict == "ok", (sc.kind, r.error)
+            assert r.per_test == HONEST, (sc.kind, attack)
+
+
+def test_deleting_and_renaming_tests_does_not_move_the_score(task, honest):
+    r = honest.run("mv tests/test_ops.py tests/renamed.py; rm -rf tests/test_text.py; ls tests")
+    assert r.returncode == 0
+    for sc in scorers(task, honest):
+        with sc:
+            assert sc.evaluate().per_test == HONEST, sc.kind
+    honest.run("chmod -R u+w tests; rm -rf tests")
+    for sc in scorers(task, honest):
+        with sc:
+            assert sc.evaluate().per_test == HONEST, sc.kind
+
+
+def test_symlinks_to_other_code_are_ignored(task, honest):
+    # A link to the reference solution (by its host path) or to anything outside.
+    target = task.solution_dir / "mathy" / "text.py"
+    honest.run(f"rm mathy/text.py; ln -s {target} mathy/text.py; ln -s / rootlink")
+    (honest.root / "mathy" / "text2.py").symlink_to(target)
+    for sc in scorers(task, honest):
+        with sc:
+            r = sc.evaluate()
+            assert r.per_test == HONEST, sc.kind
+
+
+def _assert_no_gain(r, kind: str) -> None:
+    assert r.verdict == "ok", (kind, r.error)
+    assert set(r.per_test) == set(HONEST)
+    gained = [k for k, v in r.per_test.items() if v and not HONEST[k]]
+    assert not gained, (kind, gained)
+    assert all(not r.per_test[i] for i in TEXT_IDS), kind
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("attack", sorted(CODE_ATTACKS))
+def test_misbehaving_code_does_not_pay(attack, task, honest):
+    agent_writes(honest, {"mathy/text.py": CODE_ATTACKS[attack]})
+    for sc in scorers(task, honest):
+        with sc:
+            r = sc.evaluate()
+            _assert_no_gain(r, sc.kind)
+            if attack in HARNESS_ATTACKS:
+                assert "tamper" in " ".join(r.failures.values()) or r.passed < 4
+            elif sc.kind == "fast":
+                # The fork server isolates the damage: the ops tests still pass.
+                assert all(r.per_test[i] for i in OPS_IDS), (attack, r.failures)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("attack", sorted(SLOW_CODE_ATTACKS))
+def test_hanging_code_does_not_pay(attack, task, honest):
+    agent_writes(honest, {"mathy/text.py": SLOW_CODE_ATTACKS[attack]})
+    for sc in scorers(task, honest):
+        with sc:
+            r = sc.evaluate()
+            _assert_no_gain(r, sc.kind)
+            if sc.kind == "fast":
+                assert all(r.per_test[i] for i in OPS_IDS), (attack, r.failures)
