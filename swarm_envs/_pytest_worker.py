@@ -217,15 +217,33 @@ class Reporter:
                 self.tampered = f"pytest internals were modified by the code under test ({k})"
                 break
         pm = config.pluginmanager  # type: ignore[attr-defined]
-        ids = {id(p) for p in pm.get_plugins()}
-        if self._plugins is not None and not ids <= self._plugins:
-            self.tampered = "a pytest plugin was registered by the code under test"
+        if self._plugins is not None:
+            for plugin in pm.get_plugins():
+                if id(plugin) not in self._plugins and not self._canonical_conftest(plugin):
+                    self.tampered = "a pytest plugin was registered by the code under test"
+                    break
         if self.tampered:
             self._emit({"ev": "tampered", "text": self.tampered})
+
+    def _canonical_conftest(self, plugin: object) -> bool:
+        # Conftests found during collection are canonical: the scoring tree holds no others.
+        f = getattr(plugin, "__file__", None) or ""
+        return (
+            type(plugin).__name__ == "module"
+            and f.endswith("conftest.py")
+            and os.path.realpath(f).startswith(self._tests_root)
+        )
 
     @pytest.hookimpl(trylast=True)
     def pytest_configure(self, config: object) -> None:
         self._config = config
+        self._tests_root = os.path.realpath(str(config.rootpath)) + os.sep  # type: ignore[attr-defined]
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionstart(self, session: object) -> None:
+        # Plugins known before any code under test is imported (collection imports it).
+        pm = session.config.pluginmanager  # type: ignore[attr-defined]
+        self._plugins = {id(p) for p in pm.get_plugins()}
 
     def pytest_collectstart(self, collector: object) -> None:
         path = getattr(collector, "nodeid", "")
@@ -242,7 +260,6 @@ class Reporter:
             items[:] = [it for it in items if it.nodeid in self._select]
 
     def pytest_collection_finish(self, session: object) -> None:
-        self._plugins = {id(p) for p in session.config.pluginmanager.get_plugins()}  # type: ignore[attr-defined]
         self._check(session.config)  # type: ignore[attr-defined]
         self._emit({"ev": "collected", "ids": [it.nodeid for it in session.items]})  # type: ignore[attr-defined]
 
@@ -321,6 +338,32 @@ def _set_limits(lim: dict) -> None:
             resource.setrlimit(resource.RLIMIT_AS, (b, hard))
 
 
+def _private_pid_namespace() -> bool:
+    """Move this process's future children into a new user+pid namespace.
+
+    The code under test then cannot signal the fork server or any other process (they are
+    outside its pid namespace), and killing the namespace's first process kills every
+    process the test started, however it daemonized. Needs unprivileged user namespaces
+    (available inside bubblewrap); False where the kernel refuses.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        uid, gid = os.getuid(), os.getgid()
+        if libc.unshare(0x10000000 | 0x20000000) != 0:  # CLONE_NEWUSER | CLONE_NEWPID
+            return False
+        with open("/proc/self/setgroups", "w") as f:
+            f.write("deny")
+        with open("/proc/self/uid_map", "w") as f:
+            f.write(f"{uid} {uid} 1")
+        with open("/proc/self/gid_map", "w") as f:
+            f.write(f"{gid} {gid} 1")
+        return True
+    except Exception:  # noqa: BLE001 - fall back to a plain child
+        return False
+
+
 def _kill_strays(keep: set[int]) -> None:
     """Inside our own pid namespace: kill every process but ours (escaped grandchildren)."""
     me = os.getpid()
@@ -363,6 +406,7 @@ class Server:
         self.ini = hello["ini"]
         self.limits = hello.get("limits", {})
         self.pidns = bool(hello.get("pidns"))
+        self.nest = bool(hello.get("nest_pidns", True))
         self.out_fd = out_fd
         self.emit = _make_emit(out_fd, hello["nonce"])
         self.seq = 0
@@ -379,6 +423,15 @@ class Server:
                 os.close(self.out_fd)
                 os.setpgid(0, 0)
                 _redirect_std()
+                if self.nest and _private_pid_namespace():
+                    inner = os.fork()
+                    if inner != 0:
+                        # Only the first process of the new namespace holds the pipe.
+                        os.close(w)
+                        try:
+                            os.waitpid(inner, 0)
+                        finally:
+                            os._exit(0)
                 _set_limits(self.limits)
                 os.makedirs(tmp, exist_ok=True)
                 os.environ["TMPDIR"] = tmp
@@ -462,13 +515,27 @@ class Server:
             for f, text in st.collect_errors.items():
                 collect_errors.setdefault(f, text)
             notes.extend(st.notes)
-            if tampered or (st.finished and not killed_for):
+            if tampered:
                 break
+            if st.finished and not killed_for:
+                # A clean end, unless collection or the run was cut short from inside
+                # (SystemExit at import, pytest.exit in a test): then re-run the rest.
+                if st.collected is not None:
+                    pending = [i for i in st.collected if i not in results and i != st.current]
+                    if not pending and not st.current:
+                        break
+                elif not st.current_file:
+                    break
             # The child died or hung: charge the test (or file) it was on, re-run the rest.
             why = {
                 "timeout_total": "the test run exceeded its time limit",
                 "timeout_test": f"no progress for {test_timeout:g} s (hang?)",
-            }.get(killed_for, "the test process died (os._exit, a signal or a crash)")
+            }.get(
+                killed_for,
+                "the test run ended early (os._exit, sys.exit, pytest.exit, a signal or a crash)"
+                if not st.finished
+                else "the test run was interrupted from inside (sys.exit, pytest.exit)",
+            )
             if killed_for == "timeout_total":
                 notes.append(why)
                 break

@@ -6,6 +6,7 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -193,6 +194,61 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------- tasks
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from swarm_envs.task import broken, get_task, registered
+    from swarm_envs.validation import validate
+
+    if args.all == bool(args.task):
+        raise Error("give a TASK or --all (not both)")
+    names = sorted(registered()) if args.all else [args.task]
+    if args.suite:
+        names = [n for n in names if get_task(n).manifest.suite == args.suite]
+    table = Table(title="task validation")
+    for col in ("task", "tests", "units", "start passing", "seconds", "result"):
+        table.add_column(col, justify="left" if col in ("task", "result") else "right")
+    failed = 0
+    t0 = time.perf_counter()
+    for name in names:
+        rep = validate(get_task(name), check_units=not args.quick)
+        failed += not rep.ok
+        result = "ok" if rep.ok else "[red]" + "; ".join(rep.problems[:3]) + "[/red]"
+        table.add_row(rep.task, str(rep.tests), str(rep.units), str(rep.start_passing), f"{rep.seconds:.1f}", result)
+    if args.all:
+        for folder, why in broken().items():
+            failed += 1
+            table.add_row(folder, "-", "-", "-", "-", f"[red]invalid manifest: {why}[/red]")
+    console.print(table)
+    console.print(f"{len(names) - failed} of {len(names)} tasks valid in {time.perf_counter() - t0:.1f} s")
+    return 1 if failed else 0
+
+
+def cmd_make_task(args: argparse.Namespace) -> int:
+    from swarm_envs.project import make_task
+
+    task = make_task(args.source, args.out, name=args.name, duration_s=args.duration, max_units=args.max_units)
+    console.print(f"wrote {task.root}: {len(task.units)} units")
+    for u in task.units:
+        deps = f" (after {', '.join(u.depends_on)})" if u.depends_on else ""
+        console.print(f"  {u.name}: {len(u.tests)} tests{deps}")
+    console.print(f"use it: swarm-envs run {task.root} --agents 4")
+    return 0
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from swarm_envs.generators import generate
+    from swarm_envs.task import get_task
+
+    task = get_task(args.task)
+    for seed in range(args.seed, args.seed + args.count):
+        dest = Path(args.out) / f"{task.name}_{args.kind}{args.k}_s{seed}" if args.out else None
+        inst = generate(task, args.kind, args.k, seed, dest)
+        console.print(f"{inst.id}: {inst.root}  ({', '.join(u.name for u in inst.units)})")
+    return 0
+
+
 # ---------------------------------------------------------------------------- main
 
 
@@ -231,6 +287,44 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser(
+        "validate",
+        help="check that tasks are valid",
+        description="Validate tasks: the reference passes, the start fails a known number, "
+        "every unit is covered by its tests, tests are deterministic.",
+    )
+    p.add_argument("task", nargs="?", help="task id, name or folder")
+    p.add_argument("--all", action="store_true", help="every registered task")
+    p.add_argument("--suite", choices=["mini", "standard", "long", "custom"], help="only this suite")
+    p.add_argument("--quick", action="store_true", help="skip the per-unit sensitivity check")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser(
+        "make-task",
+        help="turn your own project (a folder with a pytest suite) into a task",
+        description="Bring your own project: find its units by stubbing them and running "
+        "the tests, and write a task folder.",
+    )
+    p.add_argument("source", help="project folder with Python code and a tests/ folder")
+    p.add_argument("--name", required=True, help="task name (lower-case, digits, '_', '-')")
+    p.add_argument("--out", required=True, help="task folder to write")
+    p.add_argument("--duration", type=_positive_float, default=20.0, help="modelled test run (s)")
+    p.add_argument("--max-units", type=_positive_int, help="keep at most this many units")
+    p.set_defaults(func=cmd_make_task)
+
+    p = sub.add_parser(
+        "generate",
+        help="generate task instances (stubbed units or injected bugs)",
+        description="Generate reproducible task instances from a task's reference project.",
+    )
+    p.add_argument("task", help="task id, name or folder")
+    p.add_argument("--kind", choices=["stub", "bug"], default="stub")
+    p.add_argument("-k", type=_positive_int, default=3, help="units to stub or break")
+    p.add_argument("--seed", type=int, default=0, help="first seed")
+    p.add_argument("--count", type=_positive_int, default=1, help="instances (seeds seed..seed+count-1)")
+    p.add_argument("--out", help="parent folder (default: the user cache)")
+    p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser(
         "replay",
         help="summarise a recorded episode",
         description="Summarise the episodes of a JSON Lines recording.",
@@ -251,7 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except Error as e:
+    except (Error, ValueError) as e:
         console.print(f"[red]error:[/red] {e}")
         return 2
     except KeyboardInterrupt:

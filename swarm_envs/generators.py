@@ -8,10 +8,18 @@ starting state.
 from __future__ import annotations
 
 import ast
+import os
+import random
+import shutil
 from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import tomli_w
 
 from swarm_envs.error import ManifestError
-from swarm_envs.task import Unit
+from swarm_envs.task import Task, Unit
 
 STUB_MESSAGE = "not implemented yet: {name}"
 
@@ -98,3 +106,377 @@ def stub_units(files: dict[str, bytes], units: Iterable[Unit]) -> dict[str, byte
         src = out[path].decode("utf-8")
         out[path] = stub_source(src, symbols, path=path).encode("utf-8")
     return out
+
+
+# ---------------------------------------------------------------------------- evaluation
+
+
+class ProjectRunner:
+    """Runs a task's canonical tests on arbitrary versions of its project files.
+
+    Used by generators (is a mutant detected?), validation and bring-your-own; it
+    goes through the same sandbox and scorer as an episode.
+    """
+
+    def __init__(self, task: Task, *, scorer: str = "fast", sandbox: str = "local"):
+        from swarm_envs.sandboxes import make_sandbox
+        from swarm_envs.scoring import make_scorer
+
+        self.task = task
+        self.sandbox = make_sandbox(sandbox)
+        self.scorer = make_scorer(task, self.sandbox, kind=scorer)
+
+    def run(self, files: dict[str, bytes], selection: list[str] | None = None):
+        """A `TestReport` of `selection` (default: all tests) on the project `files`."""
+        root = self.sandbox.root
+        for child in list(root.iterdir()):
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+        self.task.materialize(root, files)
+        return self.scorer.evaluate(selection)
+
+    def test_ids(self) -> list[str]:
+        return self.scorer.test_ids()
+
+    def close(self) -> None:
+        self.scorer.close()
+        self.sandbox.close()
+
+    def __enter__(self) -> ProjectRunner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# ---------------------------------------------------------------------------- mutation
+
+_BINOP_SWAPS: dict[type, type] = {
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.FloorDiv,
+    ast.FloorDiv: ast.Mult,
+    ast.Div: ast.Mult,
+    ast.Mod: ast.FloorDiv,
+}
+_CMP_SWAPS: dict[type, type] = {
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+}
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """One small change to one unit: a span of its file replaced by other text."""
+
+    unit: str
+    path: str
+    kind: str  # operator | comparison | boolean | off_by_one | swap_args | drop_condition
+    line: int
+    start: tuple[int, int]  # (line, col) of the replaced span, 1-based line
+    end: tuple[int, int]
+    replacement: str
+    original: str
+
+    def describe(self) -> str:
+        return f"{self.path}:{self.line} {self.kind}: {self.original!r} -> {self.replacement!r}"
+
+    def apply(self, source: str) -> str:
+        lines = source.splitlines(keepends=True)
+        offsets = [0]
+        for line in lines:
+            offsets.append(offsets[-1] + len(line.encode("utf-8")))
+        data = source.encode("utf-8")
+        a = offsets[self.start[0] - 1] + self.start[1]
+        b = offsets[self.end[0] - 1] + self.end[1]
+        out = (data[:a] + self.replacement.encode("utf-8") + data[b:]).decode("utf-8")
+        ast.parse(out)
+        return out
+
+
+def _span(node: ast.AST) -> tuple[tuple[int, int], tuple[int, int]]:
+    return (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+
+
+def _segment(source: str, node: ast.AST) -> str:
+    return ast.get_source_segment(source, node) or ast.unparse(node)
+
+
+def mutations(source: str, unit: Unit) -> list[Mutation]:
+    """Every single-site mutation inside `unit`'s function(s), in source order."""
+    tree = ast.parse(source)
+    node = _find(tree, unit.symbol)
+    if node is None:
+        raise ManifestError(f"{unit.path}: no function, method or class named {unit.symbol!r}")
+    out: list[Mutation] = []
+
+    def add(kind: str, target: ast.AST, new: ast.AST | str) -> None:
+        original = _segment(source, target)
+        replacement = new if isinstance(new, str) else ast.unparse(new)
+        if replacement == original:
+            return
+        if isinstance(target, ast.expr) and not isinstance(new, str):
+            replacement = f"({replacement})"
+        start, end = _span(target)
+        out.append(Mutation(unit.name, unit.path, kind, target.lineno, start, end, replacement, original))
+
+    for fn in _functions_of(node):
+        body_start, _ = _body_span(fn)
+        if body_start == 0:
+            continue
+        for sub in ast.walk(fn):
+            if getattr(sub, "lineno", 0) < body_start or isinstance(sub, ast.FunctionDef):
+                continue
+            if isinstance(sub, ast.BinOp) and type(sub.op) in _BINOP_SWAPS:
+                new = ast.BinOp(sub.left, _BINOP_SWAPS[type(sub.op)](), sub.right)
+                add("operator", sub, new)
+            elif isinstance(sub, ast.Compare) and len(sub.ops) == 1 and type(sub.ops[0]) in _CMP_SWAPS:
+                new = ast.Compare(sub.left, [_CMP_SWAPS[type(sub.ops[0])]()], sub.comparators)
+                add("comparison", sub, new)
+            elif isinstance(sub, ast.BoolOp):
+                other = ast.Or() if isinstance(sub.op, ast.And) else ast.And()
+                add("boolean", sub, ast.BoolOp(other, sub.values))
+            elif (
+                isinstance(sub, ast.Constant)
+                and type(sub.value) is int
+                and abs(sub.value) < 1000
+            ):
+                add("off_by_one", sub, ast.Constant(sub.value + 1))
+            elif isinstance(sub, ast.Call) and len(sub.args) >= 2 and not any(
+                isinstance(a, ast.Starred) for a in sub.args[:2]
+            ):
+                a, b = sub.args[0], sub.args[1]
+                if _segment(source, a) != _segment(source, b):
+                    new = ast.Call(sub.func, [b, a, *sub.args[2:]], sub.keywords)
+                    add("swap_args", sub, new)
+            elif isinstance(sub, ast.If | ast.While) and sub.test.lineno == sub.lineno:
+                if isinstance(sub.test, ast.UnaryOp) and isinstance(sub.test.op, ast.Not):
+                    add("drop_condition", sub.test, _segment(source, sub.test.operand))
+                elif isinstance(sub, ast.If):
+                    add("drop_condition", sub.test, "True" if not sub.orelse else "False")
+    # Several walks can propose the same span (a BoolOp inside an If test): keep one.
+    seen: set[tuple] = set()
+    unique = []
+    for m in out:
+        key = (m.start, m.end, m.replacement)
+        if key not in seen:
+            seen.add(key)
+            unique.append(m)
+    return unique
+
+
+def detected_mutants(
+    runner: ProjectRunner,
+    unit: Unit,
+    files: dict[str, bytes],
+    rng: random.Random,
+    limit: int,
+    max_tries: int = 40,
+) -> list[tuple[Mutation, dict[str, bytes]]]:
+    """Up to `limit` mutants of `unit` (applied to `files`) that its tests detect."""
+    source = files[unit.path].decode("utf-8")
+    candidates = mutations(source, unit)
+    rng.shuffle(candidates)
+    found = []
+    for m in candidates[:max_tries]:
+        try:
+            mutated = {**files, unit.path: m.apply(source).encode("utf-8")}
+        except SyntaxError:
+            continue
+        report = runner.run(mutated, list(unit.tests))
+        if report.verdict == "ok" and report.passed < report.total:
+            found.append((m, mutated))
+            if len(found) >= limit:
+                break
+    return found
+
+
+# ---------------------------------------------------------------------------- instances
+
+InstanceKind = Literal["stub", "bug"]
+
+
+def instance_name(task: Task, kind: InstanceKind, k: int, seed: int) -> str:
+    return f"{task.name}_{kind}{k}_s{seed}"
+
+
+def generate(
+    task: Task,
+    kind: InstanceKind = "stub",
+    k: int = 3,
+    seed: int = 0,
+    dest: Path | None = None,
+    *,
+    runner: ProjectRunner | None = None,
+) -> Task:
+    """Make one task instance from a complete project, reproducibly.
+
+    - `stub`: K units (chosen by `seed`) lose their implementation; the others are
+      the reference. Signatures and docstrings stay.
+    - `bug`: K units each get one mutation (operator, comparison, boolean, off by
+      one, swapped arguments, dropped condition) that their tests detect.
+
+    The instance is a task folder (manifest, README, solution, tests and `start/`),
+    registered so that `parallel_env(instance.id)` finds it.
+
+    Args:
+        task: a task whose `solution/` is the complete project.
+        kind: "stub" or "bug".
+        k: number of units to stub or break (at most the number of units).
+        seed: the same seed gives the same instance.
+        dest: folder to write (default: a cache folder under the user's cache dir).
+        runner: a `ProjectRunner` to reuse (bug instances run tests).
+    """
+    from swarm_envs.task import register_task
+
+    if kind not in ("stub", "bug"):
+        raise ValueError(f"kind={kind!r}: expected 'stub' or 'bug'")
+    units = list(task.units)
+    if not 1 <= k <= len(units):
+        raise ValueError(f"k={k}: expected 1..{len(units)} (the task has {len(units)} units)")
+    rng = random.Random(f"{task.id}:{kind}:{k}:{seed}")
+    name = instance_name(task, kind, k, seed)
+    dest = Path(dest) if dest is not None else _cache_dir() / name
+    solution = task.solution_files()
+    chosen: list[Unit]
+    notes: list[str] = []
+    if kind == "stub":
+        chosen = rng.sample(units, k)
+        start = stub_units(solution, chosen)
+    else:
+        own = runner is None
+        runner = runner or ProjectRunner(task)
+        try:
+            start = dict(solution)
+            chosen = []
+            for unit in rng.sample(units, len(units)):
+                found = detected_mutants(runner, unit, start, rng, limit=1)
+                if found:
+                    m, start = found[0]
+                    chosen.append(unit)
+                    notes.append(m.describe())
+                if len(chosen) == k:
+                    break
+        finally:
+            if own:
+                runner.close()
+        if len(chosen) < k:
+            raise ValueError(f"{task.id}: only {len(chosen)} units have detectable mutants (k={k})")
+    _write_instance(task, dest, name, kind, chosen, start, notes)
+    return register_task(dest)
+
+
+def _cache_dir() -> Path:
+    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    return base / "swarm_envs" / "instances"
+
+
+def _write_instance(
+    task: Task,
+    dest: Path,
+    name: str,
+    kind: str,
+    chosen: list[Unit],
+    start: dict[str, bytes],
+    notes: list[str],
+) -> None:
+    if dest.exists():
+        shutil.rmtree(dest)
+    (dest / "start").mkdir(parents=True)
+    shutil.copytree(task.solution_dir, dest / "solution", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(task.tests_dir, dest / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+    readme = task.root / "README.md"
+    if readme.is_file():
+        shutil.copy(readme, dest / "README.md")
+    for rel, data in start.items():
+        p = dest / "start" / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+    m = task.manifest
+    what = "are stubbed out" if kind == "stub" else "have a bug"
+    manifest = m.model_dump(mode="json", exclude_none=True)
+    keep = {u.name for u in chosen}
+    manifest.update(
+        name=name,
+        suite="custom",
+        description=(
+            m.description.strip()
+            + f"\n\nIn this instance {len(chosen)} units {what}: "
+            + ", ".join(sorted(keep))
+            + "."
+        ),
+        tags=[*m.tags, f"generated:{kind}"],
+        units=[
+            {**u.model_dump(mode="json"), "depends_on": [d for d in u.depends_on if d in keep]}
+            for u in m.units
+            if u.name in keep
+        ],
+    )
+    (dest / "task.toml").write_text(tomli_w.dumps(manifest), encoding="utf-8")
+    if notes:
+        (dest / "MUTATIONS.txt").write_text("\n".join(notes) + "\n", encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------- candidates
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One implementation of a unit: the right one or a plausible wrong one."""
+
+    unit: str
+    correct: bool
+    patches: tuple[tuple[str, str, str], ...]  # (path, old, new) edits of the starting state
+    note: str = "reference"
+
+
+def candidates(
+    task: Task, unit: Unit, n_wrong: int = 3, seed: int = 0, *, runner: ProjectRunner | None = None
+) -> list[Candidate]:
+    """The right implementation of `unit` and up to `n_wrong` detected-wrong ones, shuffled.
+
+    Each candidate is a list of `edit_file` patches that replace the unit's stubs
+    in the starting state. Wrong candidates are mutants that the unit's tests
+    detect, so choosing among them is a real decision.
+    """
+    from swarm_envs.baselines.scripted import unit_patches
+
+    rng = random.Random(f"{task.id}:{unit.name}:{seed}")
+    right = unit_patches(task, unit)
+    out = [Candidate(unit.name, True, tuple((p.path, p.old, p.new) for p in right))]
+    own = runner is None
+    runner = runner or ProjectRunner(task)
+    try:
+        for m, mutated in detected_mutants(runner, unit, task.solution_files(), rng, n_wrong):
+            wrong_task_source = mutated[unit.path].decode("utf-8")
+            patches = _patches_from(wrong_task_source, unit, right)
+            out.append(Candidate(unit.name, False, patches, m.describe()))
+    finally:
+        if own:
+            runner.close()
+    rng.shuffle(out)
+    return out
+
+
+def _patches_from(source: str, unit: Unit, right: list) -> tuple[tuple[str, str, str], ...]:
+    # The mutated function bodies, cut exactly as the right patches are.
+    tree = ast.parse(source)
+    node = _find(tree, unit.symbol)
+    assert node is not None
+    lines = source.splitlines(keepends=True)
+    bodies = []
+    for fn in _functions_of(node):
+        start, end = _body_span(fn)
+        if start:
+            bodies.append("".join(lines[start - 1 : end]))
+    return tuple((p.path, p.old, body) for p, body in zip(right, bodies, strict=True))

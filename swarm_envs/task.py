@@ -18,6 +18,7 @@ which is also the root of the agents' workspace).
 from __future__ import annotations
 
 import fnmatch
+import logging
 import re
 import shutil
 import sys
@@ -29,6 +30,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from swarm_envs.error import ManifestError, UnknownTask
+
+logger = logging.getLogger("swarm_envs")
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -286,14 +289,32 @@ def _bundled_root() -> Path:
         return BUNDLED_ROOT
 
 
+_broken: dict[str, str] = {}
+
+
 def discover(root: Path | None = None) -> dict[str, Path]:
-    """Find task folders under `root` (default: the bundled tasks): {id: folder}."""
+    """Find task folders under `root` (default: the bundled tasks): {id: folder}.
+
+    A folder whose manifest is invalid is skipped with a warning (and listed by
+    `broken()`), so that one bad task cannot make the package unusable.
+    """
     root = root or _bundled_root()
     found = {}
     for manifest in sorted(root.glob(f"*/{MANIFEST}")):
-        m = load_manifest(manifest)
+        try:
+            m = load_manifest(manifest)
+        except ManifestError as e:
+            _broken[manifest.parent.name] = str(e)
+            logger.warning("skipping task %s: %s", manifest.parent.name, e)
+            continue
         found[f"{m.name}-v{m.version}"] = manifest.parent
     return found
+
+
+def broken() -> dict[str, str]:
+    """Task folders skipped by discovery, with the reason."""
+    registered()
+    return dict(_broken)
 
 
 def register_task(path: Path | str) -> Task:
@@ -304,10 +325,16 @@ def register_task(path: Path | str) -> Task:
     return task
 
 
+_discovered = False
+
+
 def registered() -> dict[str, Path]:
     """All known tasks: {id: folder}. Bundled tasks are found on first use."""
-    if not any(True for _ in _registry):
-        _registry.update(discover())
+    global _discovered
+    if not _discovered:
+        _discovered = True
+        for task_id, path in discover().items():
+            _registry.setdefault(task_id, path)
     return dict(_registry)
 
 

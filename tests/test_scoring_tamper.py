@@ -126,9 +126,14 @@ CODE_ATTACKS: dict[str, str] = {
 
         def shout(s):
             for obj in gc.get_objects():
-                if getattr(obj, "__name__", "") == "emit" and callable(obj):
+                code = getattr(obj, "__code__", None)
+                if code is not None and "nonce" in code.co_freevars:
                     for nid in ids:
-                        obj({"ev": "done", "id": nid, "passed": True})
+                        try:
+                            obj({"ev": "start", "id": nid})
+                            obj({"ev": "done", "id": nid, "passed": True})
+                        except Exception:
+                            pass
             raise NotImplementedError
         """
     )

@@ -1,0 +1,203 @@
+"""Task format, generators, validation and bring-your-own."""
+
+import textwrap
+
+import pytest
+
+import swarm_envs
+from swarm_envs import generators
+from swarm_envs.error import ManifestError
+from swarm_envs.generators import ProjectRunner, generate, mutations, stub_source
+from swarm_envs.project import make_task
+from swarm_envs.task import Task, get_task, registered
+from swarm_envs.validation import validate
+
+MINIMAL = """
+name = "tiny"
+description = "A tiny project."
+[[units]]
+name = "add"
+path = "tiny/ops.py"
+symbol = "add"
+tests = ["tests/test_ops.py"]
+"""
+
+
+def write_task(root, manifest=MINIMAL):
+    (root / "solution" / "tiny").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "solution" / "tiny" / "__init__.py").write_text("")
+    (root / "solution" / "tiny" / "ops.py").write_text(
+        'def add(a, b):\n    """Sum of a and b."""\n    return a + b\n\n\n'
+        'def clamp(x, lo, hi):\n    """x limited to [lo, hi]."""\n    if x < lo:\n        return lo\n'
+        "    if x > hi:\n        return hi\n    return x\n"
+    )
+    (root / "tests" / "test_ops.py").write_text(
+        "from tiny.ops import add, clamp\n\n"
+        "def test_add():\n    assert add(2, 3) == 5\n\n"
+        "def test_add_neg():\n    assert add(-2, 1) == -1\n\n"
+        "def test_clamp():\n    assert clamp(5, 0, 3) == 3 and clamp(-1, 0, 3) == 0 and clamp(2, 0, 3) == 2\n"
+    )
+    (root / "task.toml").write_text(manifest)
+    return root
+
+
+@pytest.mark.parametrize(
+    "manifest, problem",
+    [
+        ("name = 'x'\ndescription = [", "not valid TOML"),
+        ("name = 'x'", "description"),
+        ("name = 'Bad Name'\ndescription = 'd'", "name"),
+        (MINIMAL + "depends_on = ['nope']\n", "unknown units"),
+        (MINIMAL.replace('name = "tiny"', 'name = "tiny"\nsuite = "huge"'), "suite"),
+        (MINIMAL.replace("tiny/ops.py", "tiny/missing.py"), "units.add.path"),
+        (MINIMAL + "colour = 'red'\n", "colour"),
+    ],
+)
+def test_manifest_errors_name_file_and_field(tmp_path, manifest, problem):
+    write_task(tmp_path, manifest)
+    with pytest.raises(ManifestError) as e:
+        Task(tmp_path)
+    assert "task.toml" in str(e.value) and problem in str(e.value)
+
+
+def test_dependency_cycle_is_rejected(tmp_path):
+    cyc = MINIMAL + textwrap.dedent("""
+        depends_on = ["b"]
+        [[units]]
+        name = "b"
+        path = "tiny/ops.py"
+        symbol = "clamp"
+        tests = ["tests/test_ops.py"]
+        depends_on = ["add"]
+    """)
+    write_task(tmp_path, cyc)
+    with pytest.raises(ManifestError, match="cycle"):
+        Task(tmp_path)
+
+
+def test_stub_keeps_signature_and_docstring():
+    src = 'class A:\n    def f(self, x: int) -> int:\n        """Doc."""\n        y = x\n        return y\n'
+    out = stub_source(src, ["A.f"])
+    assert 'def f(self, x: int) -> int:\n        """Doc."""\n        raise NotImplementedError' in out
+    assert "return y" not in out
+
+
+def test_generated_stub_instances_are_reproducible(tmp_path):
+    task = get_task("datespan") if "datespan-v0" in registered() else get_task("calc")
+    a = generate(task, "stub", 3, seed=5, dest=tmp_path / "a")
+    b = generate(task, "stub", 3, seed=5, dest=tmp_path / "b")
+    c = generate(task, "stub", 3, seed=6, dest=tmp_path / "c")
+    assert a.start_files() == b.start_files()
+    assert [u.name for u in a.units] == [u.name for u in b.units]
+    assert len(a.units) == 3
+    if len(task.units) > 4:
+        assert a.start_files() != c.start_files()
+
+
+def test_bug_instances_are_detected_and_reproducible(tmp_path):
+    task = get_task("calc")
+    a = generate(task, "bug", 2, seed=1, dest=tmp_path / "a")
+    b = generate(task, "bug", 2, seed=1, dest=tmp_path / "b")
+    assert a.start_files() == b.start_files()
+    assert a.start_files() != task.solution_files()
+    with ProjectRunner(a) as runner:
+        start = runner.run(a.start_files())
+        assert start.passed < start.total  # the bugs are detected
+        for unit in a.units:
+            assert runner.run(a.start_files(), list(unit.tests)).passed < len(
+                [t for t in runner.test_ids() if t.startswith(unit.tests[0])]
+            )
+    env = swarm_envs.parallel_env(a.id, num_agents=1)
+    _, infos = env.reset(seed=0)
+    assert infos["agent_0"]["tests_passed"] == start.passed
+    env.close()
+
+
+def test_mutation_kinds():
+    src = textwrap.dedent('''
+        def f(xs, n):
+            """Doc."""
+            total = 0
+            for i in range(0, n):
+                if xs[i] > 0 and not xs[i] == 3:
+                    total += xs[i] * 2
+            return max(total, n - 1)
+    ''')
+    unit = swarm_envs.task.Unit(name="f", path="m.py", symbol="f", tests=["tests"])
+    kinds = {m.kind for m in mutations(src, unit)}
+    assert {"operator", "comparison", "boolean", "off_by_one", "swap_args", "drop_condition"} <= kinds
+    for m in mutations(src, unit):
+        out = m.apply(src)
+        assert out != src and '"""Doc."""' in out
+
+
+def test_candidates_one_right_rest_wrong():
+    task = get_task("calc")
+    unit = next(u for u in task.units if u.name == "rpn")
+    cands = generators.candidates(task, unit, n_wrong=2, seed=0)
+    assert sum(c.correct for c in cands) == 1 and len(cands) >= 2
+    with ProjectRunner(task) as runner:
+        for c in cands:
+            files = task.start_files()
+            for path, old, new in c.patches:
+                files[path] = files[path].decode().replace(old, new).encode()
+            report = runner.run(files, list(unit.tests))
+            assert (report.passed == report.total) == c.correct
+
+
+def test_bring_your_own_project(tmp_path):
+    proj = tmp_path / "proj"
+    write_task(proj)  # reuse the tiny layout as a plain project
+    plain = tmp_path / "plain"
+    (plain / "tests").mkdir(parents=True)
+    (plain / "tiny").mkdir()
+    (plain / "tiny" / "__init__.py").write_text("")
+    (plain / "tiny" / "ops.py").write_text((proj / "solution" / "tiny" / "ops.py").read_text())
+    (plain / "tests" / "test_ops.py").write_text((proj / "tests" / "test_ops.py").read_text())
+    (plain / "README.md").write_text("# tiny\n")
+    task = make_task(plain, tmp_path / "task", name="tiny_byo")
+    assert {u.symbol for u in task.units} == {"add", "clamp"}
+    add = next(u for u in task.units if u.symbol == "add")
+    assert add.tests == ["tests/test_ops.py::test_add", "tests/test_ops.py::test_add_neg"]
+    rep = validate(task)
+    assert rep.ok, rep.problems
+    assert rep.start_passing == 0 and rep.tests == 3
+    env = swarm_envs.parallel_env(str(task.root), num_agents=2)
+    env.reset(seed=0)
+    env.close()
+
+
+def test_bring_your_own_errors(tmp_path):
+    with pytest.raises(ManifestError, match="no tests/ folder"):
+        make_task(tmp_path, tmp_path / "out", name="x")
+
+
+def test_validation_catches_an_insensitive_unit(tmp_path):
+    bad = MINIMAL.replace('tests = ["tests/test_ops.py"]', 'tests = ["tests/test_ops.py::test_clamp"]')
+    rep = validate(Task(write_task(tmp_path, bad)))
+    assert not rep.ok and "fails none of its tests" in rep.problems[0]
+
+
+BUNDLED = sorted(t for t, p in registered().items() if p.parent.name == "tasks")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("task_id", BUNDLED)
+def test_bundled_task_is_valid(task_id):
+    rep = validate(get_task(task_id))
+    assert rep.ok, rep.problems
+    assert rep.tests >= (13 if task_id == "calc-v0" else 40)
+
+
+def test_suites_and_sizes():
+    tasks = [get_task(t) for t in BUNDLED]
+    by_suite = {}
+    for t in tasks:
+        by_suite.setdefault(t.manifest.suite, []).append(t)
+    assert "mini" in by_suite
+    for t in by_suite.get("standard", []):
+        assert len(t.units) >= 10, t.id
+    for t in by_suite.get("long", []):
+        assert len(t.units) >= 25 and any(u.depends_on for u in t.units), t.id
