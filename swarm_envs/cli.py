@@ -346,7 +346,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except (Error, ValueError) as e:
-        console.print(f"[red]error:[/red] {e}")
+        print(f"swarm-envs {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

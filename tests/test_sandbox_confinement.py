@@ -42,6 +42,8 @@ def secret_task(tmp_path):
     return task, marker
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(600)
 def test_searching_the_whole_disk_finds_no_solution(sandbox, secret_task):
     task, marker = secret_task
     task.materialize(sandbox.root)
