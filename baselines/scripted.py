@@ -55,7 +55,9 @@ def unit_patches(task: Task, unit: Unit) -> list[Patch]:
             continue
         indent = fn.body[-1].col_offset
         name = (
-            f"{unit.symbol.split('.')[0]}.{fn.name}" if isinstance(node, ast.ClassDef) else unit.symbol
+            f"{unit.symbol.split('.')[0]}.{fn.name}"
+            if isinstance(node, ast.ClassDef)
+            else unit.symbol
         )
         old = " " * indent + f"raise NotImplementedError({STUB_MESSAGE.format(name=name)!r})\n"
         patches.append(Patch(unit.path, old, "".join(lines[start - 1 : end])))
@@ -204,7 +206,9 @@ def _topological(units: list[Unit]) -> list[str]:
     return done
 
 
-def make_team(task: Task, num_agents: int, strategy: Strategy = "claim", seed: int = 0) -> dict[str, ScriptedAgent]:
+def make_team(
+    task: Task, num_agents: int, strategy: Strategy = "claim", seed: int = 0
+) -> dict[str, ScriptedAgent]:
     """One scripted agent per agent name."""
     return {
         f"agent_{i}": ScriptedAgent(f"agent_{i}", task, strategy, num_agents, seed)

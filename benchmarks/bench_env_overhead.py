@@ -29,11 +29,25 @@ def make_actions(n_agents: int, count: int, seed: int) -> list[str]:
     for _ in range(count):
         if rng.random() < 0.5:
             to = f"agent_{rng.randrange(n_agents)}"
-            out.append(json.dumps({"name": "send_message", "arguments": {"to": to, "text": "status?"},
-                                   "usage": {"output_tokens": rng.randrange(5, 200), "input_tokens": 50}}))
+            out.append(
+                json.dumps(
+                    {
+                        "name": "send_message",
+                        "arguments": {"to": to, "text": "status?"},
+                        "usage": {"output_tokens": rng.randrange(5, 200), "input_tokens": 50},
+                    }
+                )
+            )
         else:
-            out.append(json.dumps({"name": "wait", "arguments": {"seconds": rng.uniform(1, 30)},
-                                   "usage": {"output_tokens": rng.randrange(5, 50), "input_tokens": 50}}))
+            out.append(
+                json.dumps(
+                    {
+                        "name": "wait",
+                        "arguments": {"seconds": rng.uniform(1, 30)},
+                        "usage": {"output_tokens": rng.randrange(5, 50), "input_tokens": 50},
+                    }
+                )
+            )
     return out
 
 
@@ -51,7 +65,9 @@ def run(n_agents: int, n_actions: int, sync: str, seed: int) -> tuple[float, int
             act = pool[k % len(pool)]
             k += 1
             if '"to": "' + a + '"' in act:  # not to oneself
-                act = act.replace('"to": "' + a + '"', '"to": "agent_0"' if a != "agent_0" else '"to": "agent_1"')
+                act = act.replace(
+                    '"to": "' + a + '"', '"to": "agent_0"' if a != "agent_0" else '"to": "agent_1"'
+                )
             acts[a] = act
         t0 = time.perf_counter()
         env.step(acts)
@@ -64,7 +80,9 @@ def run(n_agents: int, n_actions: int, sync: str, seed: int) -> tuple[float, int
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--agents", type=int, nargs="+", default=[1, 8, 64, 256, 1000])
     p.add_argument("--actions", type=int, default=20_000, help="agent actions per measurement")
     p.add_argument("--sync", choices=["event", "round"], nargs="+", default=["event", "round"])
@@ -72,7 +90,10 @@ def main() -> None:
     args = p.parse_args()
     if args.agents[0] != 8 and 8 not in args.agents:
         args.agents = [8, *args.agents]
-    print(f"{'sync':<6} {'agents':>7} {'actions':>8} {'steps':>7} {'us/action':>10} {'vs 8 agents':>12}")
+    print(
+        f"{'sync':<6} {'agents':>7} {'actions':>8} {'steps':>7} {'us/action':>10}"
+        f" {'vs 8 agents':>12}"
+    )
     for sync in args.sync:
         ref = None
         rows = []

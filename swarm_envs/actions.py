@@ -172,12 +172,12 @@ def _tool_list() -> str:
     return ", ".join(TOOLS)
 
 
-_EXPECTED = (
-    'expected a tool call like {"name": "read_file", "arguments": {"path": "README.md"}}'
-)
+_EXPECTED = 'expected a tool call like {"name": "read_file", "arguments": {"path": "README.md"}}'
 
 
-def parse_action(action: object, *, max_chars: int = 200_000) -> tuple[str, _Args, Usage | None, int]:
+def parse_action(
+    action: object, *, max_chars: int = 200_000
+) -> tuple[str, _Args, Usage | None, int]:
     """Parse an action into (tool name, validated arguments, usage, text length).
 
     Raises:

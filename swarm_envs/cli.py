@@ -41,6 +41,7 @@ def _positive_float(text: str) -> float:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    """List the registered tasks."""
     from swarm_envs.task import get_task, registered
 
     table = Table(title="swarm-envs tasks")
@@ -55,7 +56,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     order = {"mini": 0, "standard": 1, "long": 2, "custom": 3}
     for t in sorted(rows, key=lambda t: (order[t.manifest.suite], t.id)):
         n_tests = sum(
-            _count_tests(p.read_text(encoding="utf-8")) for _, p in t.test_files() if p.suffix == ".py"
+            _count_tests(p.read_text(encoding="utf-8"))
+            for _, p in t.test_files()
+            if p.suffix == ".py"
         )
         table.add_row(
             t.manifest.suite,
@@ -99,6 +102,7 @@ def _count_tests(source: str) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """Run a scripted swarm on a task and print a summary."""
     from swarm_envs import parallel_env
     from swarm_envs.baselines.scripted import make_team
 
@@ -155,7 +159,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         table.add_row(k, v)
     console.print(table)
     if args.record:
-        console.print(f"recorded to {args.record}; summarise with `swarm-envs replay {args.record}`")
+        console.print(
+            f"recorded to {args.record}; summarise with `swarm-envs replay {args.record}`"
+        )
     env.close()
     return 0
 
@@ -164,6 +170,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    """Summarise a recording."""
     from swarm_envs.recording import summarize
 
     try:
@@ -178,14 +185,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
         table = Table(title=f"episode {n}: {ep['task']}, {ep['agents']} agents, seed {ep['seed']}")
         table.add_column("")
         table.add_column("", justify="right")
-        table.add_row("tests passing", f"{ep['start_passed']} -> {ep['final_passed']} / {ep['tests_total']}")
+        table.add_row(
+            "tests passing", f"{ep['start_passed']} -> {ep['final_passed']} / {ep['tests_total']}"
+        )
         table.add_row("return (per agent)", f"{ep['return']:g}")
         table.add_row("virtual time", f"{ep['duration']:.1f} s of {ep['time_cap']:g} s")
         table.add_row("ended", ep["end"] or "(not finished)")
         table.add_row("steps", str(ep["steps"]))
         table.add_row("actions (errors)", f"{sum(ep['tools'].values())} ({ep['errors']})")
         table.add_row("tokens", str(ep["tokens"]))
-        table.add_row("actions by tool", ", ".join(f"{k} {v}" for k, v in ep["tools"].most_common()))
+        table.add_row(
+            "actions by tool", ", ".join(f"{k} {v}" for k, v in ep["tools"].most_common())
+        )
         busiest = ", ".join(f"{k} {v}" for k, v in ep["per_agent"].most_common(5))
         table.add_row("busiest agents", busiest)
         curve = " ".join(f"{t:.0f}s:{p}" for t, p in ep["curve"][-12:])
@@ -198,6 +209,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    """Validate one task or all of them."""
     from swarm_envs.task import broken, get_task, registered
     from swarm_envs.validation import validate
 
@@ -215,20 +227,32 @@ def cmd_validate(args: argparse.Namespace) -> int:
         rep = validate(get_task(name), check_units=not args.quick)
         failed += not rep.ok
         result = "ok" if rep.ok else "[red]" + "; ".join(rep.problems[:3]) + "[/red]"
-        table.add_row(rep.task, str(rep.tests), str(rep.units), str(rep.start_passing), f"{rep.seconds:.1f}", result)
+        table.add_row(
+            rep.task,
+            str(rep.tests),
+            str(rep.units),
+            str(rep.start_passing),
+            f"{rep.seconds:.1f}",
+            result,
+        )
     if args.all:
         for folder, why in broken().items():
             failed += 1
             table.add_row(folder, "-", "-", "-", "-", f"[red]invalid manifest: {why}[/red]")
     console.print(table)
-    console.print(f"{len(names) - failed} of {len(names)} tasks valid in {time.perf_counter() - t0:.1f} s")
+    console.print(
+        f"{len(names) - failed} of {len(names)} tasks valid in {time.perf_counter() - t0:.1f} s"
+    )
     return 1 if failed else 0
 
 
 def cmd_make_task(args: argparse.Namespace) -> int:
+    """Turn a project folder into a task."""
     from swarm_envs.project import make_task
 
-    task = make_task(args.source, args.out, name=args.name, duration_s=args.duration, max_units=args.max_units)
+    task = make_task(
+        args.source, args.out, name=args.name, duration_s=args.duration, max_units=args.max_units
+    )
     console.print(f"wrote {task.root}: {len(task.units)} units")
     for u in task.units:
         deps = f" (after {', '.join(u.depends_on)})" if u.depends_on else ""
@@ -238,6 +262,7 @@ def cmd_make_task(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
+    """Generate task instances."""
     from swarm_envs.generators import generate
     from swarm_envs.task import get_task
 
@@ -253,6 +278,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of `swarm-envs`."""
     parser = argparse.ArgumentParser(
         prog="swarm-envs",
         description="Environments in which a swarm of agents works on one software project.",
@@ -261,7 +287,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("list", help="list the tasks and suites", description="List the tasks.")
-    p.add_argument("--suite", choices=["mini", "standard", "long", "custom"], help="only this suite")
+    p.add_argument(
+        "--suite", choices=["mini", "standard", "long", "custom"], help="only this suite"
+    )
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser(
@@ -270,7 +298,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run a swarm of scripted agents on a task and print a summary.",
     )
     p.add_argument("task", help="task id or name (see `swarm-envs list`), or a task folder")
-    p.add_argument("--agents", "-n", type=_positive_int, default=4, help="number of agents (default 4)")
+    p.add_argument(
+        "--agents", "-n", type=_positive_int, default=4, help="number of agents (default 4)"
+    )
     p.add_argument(
         "--strategy",
         choices=["none", "claim", "leader"],
@@ -282,7 +312,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--scorer", choices=["fast", "subprocess"], default="fast")
     p.add_argument("--record", metavar="FILE", help="record the episode to a JSON Lines file")
-    p.add_argument("--dashboard", type=_positive_int, metavar="K", help="print the dashboard every K steps")
+    p.add_argument(
+        "--dashboard", type=_positive_int, metavar="K", help="print the dashboard every K steps"
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_run)
 
@@ -294,7 +326,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("task", nargs="?", help="task id, name or folder")
     p.add_argument("--all", action="store_true", help="every registered task")
-    p.add_argument("--suite", choices=["mini", "standard", "long", "custom"], help="only this suite")
+    p.add_argument(
+        "--suite", choices=["mini", "standard", "long", "custom"], help="only this suite"
+    )
     p.add_argument("--quick", action="store_true", help="skip the per-unit sensitivity check")
     p.set_defaults(func=cmd_validate)
 
@@ -320,7 +354,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", choices=["stub", "bug"], default="stub")
     p.add_argument("-k", type=_positive_int, default=3, help="units to stub or break")
     p.add_argument("--seed", type=int, default=0, help="first seed")
-    p.add_argument("--count", type=_positive_int, default=1, help="instances (seeds seed..seed+count-1)")
+    p.add_argument(
+        "--count", type=_positive_int, default=1, help="instances (seeds seed..seed+count-1)"
+    )
     p.add_argument("--out", help="parent folder (default: the user cache)")
     p.set_defaults(func=cmd_generate)
 
@@ -341,6 +377,7 @@ def _version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `swarm-envs`; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

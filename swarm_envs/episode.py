@@ -39,6 +39,7 @@ TRUNCATED_MARK = "\n[... truncated {n} characters ...]\n"
 
 
 def agent_names(n: int) -> list[str]:
+    """The agent names of a swarm of `n`: agent_0 .. agent_{n-1}."""
     return [f"agent_{i}" for i in range(n)]
 
 
@@ -99,7 +100,9 @@ def format_report(report: TestReport, max_failures: int = 10) -> str:
     lines = [f"{report.passed} passed, {len(failed)} failed (of {report.total} selected)"]
     for t in failed[:max_failures]:
         detail = report.failures.get(t, "").strip()
-        lines.append(f"FAILED {t}" + (f"\n    {detail.replace(chr(10), chr(10) + '    ')}" if detail else ""))
+        lines.append(
+            f"FAILED {t}" + (f"\n    {detail.replace(chr(10), chr(10) + '    ')}" if detail else "")
+        )
     if len(failed) > max_failures:
         lines.append(f"[... {len(failed) - max_failures} more failures]")
     return "\n".join(lines)
@@ -192,7 +195,9 @@ class Episode:
         now = self.clock.now
         cfg = self.config.time
         try:
-            tool, args, usage, chars = A.parse_action(action, max_chars=self.config.max_action_chars)
+            tool, args, usage, chars = A.parse_action(
+                action, max_chars=self.config.max_action_chars
+            )
             error = None
         except ActionError as e:
             tool, args, usage, error = "invalid", None, None, str(e)
@@ -400,7 +405,8 @@ class Episode:
         if tool == "subscribe":
             new = self.post.subscribe(st.index, args.channel)
             subs = ", ".join("#" + c for c in self.post.subscriptions(st.index))
-            return f"{'subscribed to' if new else 'already subscribed to'} #{args.channel}; your channels: {subs}"
+            verb = "subscribed to" if new else "already subscribed to"
+            return f"{verb} #{args.channel}; your channels: {subs}"
         if tool == "wait":
             return "waited"
         if tool == "done":

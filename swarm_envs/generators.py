@@ -83,8 +83,16 @@ def stub_source(source: str, symbols: Iterable[str], *, path: str = "<source>") 
             if start == 0:
                 continue
             indent = fn.body[-1].col_offset
-            spans.append((start, end, indent, f"{symbol.split('.')[0]}.{fn.name}"
-                          if isinstance(node, ast.ClassDef) else symbol))
+            spans.append(
+                (
+                    start,
+                    end,
+                    indent,
+                    f"{symbol.split('.')[0]}.{fn.name}"
+                    if isinstance(node, ast.ClassDef)
+                    else symbol,
+                )
+            )
     # Bottom-up so that earlier line numbers stay valid.
     for start, end, indent, name in sorted(set(spans), reverse=True):
         stub = " " * indent + f"raise NotImplementedError({STUB_MESSAGE.format(name=name)!r})\n"
@@ -228,7 +236,9 @@ def mutations(source: str, unit: Unit) -> list[Mutation]:
         if isinstance(target, ast.expr) and not isinstance(new, str):
             replacement = f"({replacement})"
         start, end = _span(target)
-        out.append(Mutation(unit.name, unit.path, kind, target.lineno, start, end, replacement, original))
+        out.append(
+            Mutation(unit.name, unit.path, kind, target.lineno, start, end, replacement, original)
+        )
 
     for fn in _functions_of(node):
         body_start, _ = _body_span(fn)
@@ -240,20 +250,22 @@ def mutations(source: str, unit: Unit) -> list[Mutation]:
             if isinstance(sub, ast.BinOp) and type(sub.op) in _BINOP_SWAPS:
                 new = ast.BinOp(sub.left, _BINOP_SWAPS[type(sub.op)](), sub.right)
                 add("operator", sub, new)
-            elif isinstance(sub, ast.Compare) and len(sub.ops) == 1 and type(sub.ops[0]) in _CMP_SWAPS:
+            elif (
+                isinstance(sub, ast.Compare)
+                and len(sub.ops) == 1
+                and type(sub.ops[0]) in _CMP_SWAPS
+            ):
                 new = ast.Compare(sub.left, [_CMP_SWAPS[type(sub.ops[0])]()], sub.comparators)
                 add("comparison", sub, new)
             elif isinstance(sub, ast.BoolOp):
                 other = ast.Or() if isinstance(sub.op, ast.And) else ast.And()
                 add("boolean", sub, ast.BoolOp(other, sub.values))
-            elif (
-                isinstance(sub, ast.Constant)
-                and type(sub.value) is int
-                and abs(sub.value) < 1000
-            ):
+            elif isinstance(sub, ast.Constant) and type(sub.value) is int and abs(sub.value) < 1000:
                 add("off_by_one", sub, ast.Constant(sub.value + 1))
-            elif isinstance(sub, ast.Call) and len(sub.args) >= 2 and not any(
-                isinstance(a, ast.Starred) for a in sub.args[:2]
+            elif (
+                isinstance(sub, ast.Call)
+                and len(sub.args) >= 2
+                and not any(isinstance(a, ast.Starred) for a in sub.args[:2])
             ):
                 a, b = sub.args[0], sub.args[1]
                 if _segment(source, a) != _segment(source, b):
@@ -307,6 +319,7 @@ InstanceKind = Literal["stub", "bug"]
 
 
 def instance_name(task: Task, kind: InstanceKind, k: int, seed: int) -> str:
+    """The name of a generated instance, e.g. `calc_stub3_s7`."""
     return f"{task.name}_{kind}{k}_s{seed}"
 
 
@@ -393,7 +406,9 @@ def _write_instance(
     if dest.exists():
         shutil.rmtree(dest)
     (dest / "start").mkdir(parents=True)
-    shutil.copytree(task.solution_dir, dest / "solution", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        task.solution_dir, dest / "solution", ignore=shutil.ignore_patterns("__pycache__")
+    )
     shutil.copytree(task.tests_dir, dest / "tests", ignore=shutil.ignore_patterns("__pycache__"))
     readme = task.root / "README.md"
     if readme.is_file():

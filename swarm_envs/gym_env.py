@@ -6,8 +6,8 @@ from typing import Any
 
 import gymnasium
 
-from swarm_envs.parallel import SwarmBase
 from swarm_envs.error import ConfigError
+from swarm_envs.parallel import SwarmBase
 from swarm_envs.task import Task
 
 
@@ -64,7 +64,11 @@ class SwarmGymEnv(SwarmBase, gymnasium.Env):
     def _output(self) -> tuple[str, dict]:
         # Gymnasium users keep what they are given: return data that shares no object.
         st = self._episode.agents[0]
-        info = {**st.info, "per_test": dict(st.info["per_test"]), "messages": list(st.info["messages"])}
+        info = {
+            **st.info,
+            "per_test": dict(st.info["per_test"]),
+            "messages": list(st.info["messages"]),
+        }
         return st.obs, info
 
     def step(self, action: Any) -> tuple[str, float, bool, bool, dict]:

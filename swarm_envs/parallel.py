@@ -41,12 +41,12 @@ class SwarmBase:
         self._episode = Episode(self.task, self.config)
         self.agents: list[str] = []
 
-    @functools.lru_cache(maxsize=None)  # noqa: B019 - PettingZoo wants the same object back
+    @functools.cache  # noqa: B019 - PettingZoo wants the same object back
     def observation_space(self, agent: str) -> Space:
         """Text observations: the tool result, new messages and a status line."""
         return self._obs_space
 
-    @functools.lru_cache(maxsize=None)  # noqa: B019
+    @functools.cache  # noqa: B019
     def action_space(self, agent: str) -> Space:
         """Text actions: one tool call as JSON (dicts and `ToolCall` models are also accepted)."""
         return self._act_space
@@ -197,7 +197,12 @@ class SwarmParallelEnv(SwarmBase, ParallelEnv):
         else:
             terminated, truncated = self._false.copy(), self._false.copy()
         if ep.recorder:
-            ep.recorder.step(ep.now, reward, ep.passed, {self.possible_agents[i]: ep.agents[i].obs for i in changed})
+            ep.recorder.step(
+                ep.now,
+                reward,
+                ep.passed,
+                {self.possible_agents[i]: ep.agents[i].obs for i in changed},
+            )
             if ep.ended:
                 ep.recorder.end(ep.now, ep.ended, ep.end_reason or "", ep.passed, ep.tests_total)
         if ep.ended:

@@ -86,7 +86,9 @@ def make_task(
     dest.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns(*_SKIP, "*.pyc", "tests", *_CONFIG)
     shutil.copytree(source, dest / "solution", ignore=ignore)
-    shutil.copytree(source / "tests", dest / "tests", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(
+        source / "tests", dest / "tests", ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+    )
     if (source / "README.md").is_file():
         shutil.copy(source / "README.md", dest / "README.md")
     candidates = _candidate_units(dest / "solution")
@@ -106,14 +108,23 @@ def make_task(
         solution = task.solution_files()
         ref = runner.run(solution)
         if ref.verdict != "ok" or not ref.total:
-            raise ManifestError(f"{source}: the project's tests cannot be run ({ref.error or 'no tests'})")
+            raise ManifestError(
+                f"{source}: the project's tests cannot be run ({ref.error or 'no tests'})"
+            )
         passing = {t for t, ok in ref.per_test.items() if ok}
         for rel, symbol, _ in candidates:
             probe = Unit(name=symbol, path=rel, symbol=symbol, tests=["tests"])
             report = runner.run(stub_units(solution, [probe]))
             broken = sorted(t for t, ok in report.per_test.items() if not ok and t in passing)
             if report.verdict == "ok" and broken:
-                units.append({"name": _unit_name(rel, symbol), "path": rel, "symbol": symbol, "tests": broken})
+                units.append(
+                    {
+                        "name": _unit_name(rel, symbol),
+                        "path": rel,
+                        "symbol": symbol,
+                        "tests": broken,
+                    }
+                )
     if max_units is not None:
         units = sorted(units, key=lambda u: -len(u["tests"]))[:max_units]
     _link_dependencies(units, {(rel, sym): calls for rel, sym, calls in candidates})

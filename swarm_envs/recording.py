@@ -65,7 +65,9 @@ class Recorder:
             }
         )
 
-    def action(self, t: float, agent: str, action: Any, tool: str, out_tok: int, in_tok: int) -> None:
+    def action(
+        self, t: float, agent: str, action: Any, tool: str, out_tok: int, in_tok: int
+    ) -> None:
         self._write(
             {
                 "type": "action",
@@ -78,9 +80,18 @@ class Recorder:
             }
         )
 
-    def effect(self, t: float, agent: str, tool: str, result: str | None, error: str | None) -> None:
+    def effect(
+        self, t: float, agent: str, tool: str, result: str | None, error: str | None
+    ) -> None:
         self._write(
-            {"type": "effect", "t": t, "agent": agent, "tool": tool, "result": _text(result), "error": error}
+            {
+                "type": "effect",
+                "t": t,
+                "agent": agent,
+                "tool": tool,
+                "result": _text(result),
+                "error": error,
+            }
         )
 
     def step(self, t: float, reward: float, passed: int, observations: dict[str, str]) -> None:
@@ -96,7 +107,14 @@ class Recorder:
 
     def end(self, t: float, kind: str, reason: str, passed: int, total: int) -> None:
         self._write(
-            {"type": "end", "t": t, "kind": kind, "reason": reason, "tests_passed": passed, "tests_total": total}
+            {
+                "type": "end",
+                "t": t,
+                "kind": kind,
+                "reason": reason,
+                "tests_passed": passed,
+                "tests_total": total,
+            }
         )
         if self._f:
             self._f.flush()

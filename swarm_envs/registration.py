@@ -45,7 +45,9 @@ def env(task: str | Task = "calc", num_agents: int = 4, **config: Any):
 
     from swarm_envs.aec import SwarmAECEnv
 
-    return wrappers.OrderEnforcingWrapper(SwarmAECEnv(get_task(task), num_agents=num_agents, **config))
+    return wrappers.OrderEnforcingWrapper(
+        SwarmAECEnv(get_task(task), num_agents=num_agents, **config)
+    )
 
 
 def raw_env(task: str | Task = "calc", num_agents: int = 4, **config: Any):

@@ -17,6 +17,7 @@ def _bar(frac: float, width: int = 30) -> str:
 
 
 def dashboard(ep: Episode) -> str:
+    """The dashboard text of an episode at its current time."""
     total = max(ep.tests_total, 1)
     lines = [
         f"swarm-envs | {ep.task.id} | {len(ep.agents)} agents | sync={ep.config.sync}",

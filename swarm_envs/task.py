@@ -20,7 +20,6 @@ from __future__ import annotations
 import fnmatch
 import logging
 import re
-import shutil
 import sys
 from collections.abc import Iterator
 from functools import cached_property
@@ -53,7 +52,9 @@ class Unit(_Strict):
 
     name: str = Field(description="short unique name, e.g. 'lexer.tokenize'")
     path: str = Field(description="source file relative to the project root")
-    symbol: str = Field(description="qualified name in that file: 'func', 'Class' or 'Class.method'")
+    symbol: str = Field(
+        description="qualified name in that file: 'func', 'Class' or 'Class.method'"
+    )
     tests: list[str] = Field(
         min_length=1,
         description="test files or node-id prefixes that exercise this unit",
@@ -226,7 +227,9 @@ class Task:
         rel = relpath.strip("/")
         if rel == "tests" or rel.startswith("tests/"):
             return True
-        return any(fnmatch.fnmatch(rel, pat) for pat in (*ALWAYS_PROTECTED, *self.manifest.protected))
+        return any(
+            fnmatch.fnmatch(rel, pat) for pat in (*ALWAYS_PROTECTED, *self.manifest.protected)
+        )
 
     def is_hidden(self, relpath: str) -> bool:
         return any(fnmatch.fnmatch(relpath, pat) for pat in self.manifest.hidden)

@@ -1,4 +1,4 @@
-"""Task validation: is a task a fair, measurable, deterministic problem?
+"""Task validation: is a task a fair, measurable and deterministic problem.
 
 Checks, each through the real sandbox and scorer:
 

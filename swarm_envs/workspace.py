@@ -69,7 +69,9 @@ class Workspace:
         try:
             st = host.lstat() if not host.is_symlink() else host.stat()
         except FileNotFoundError:
-            raise ActionError(f"no such file: {rel!r} (use list_files to see the project)") from None
+            raise ActionError(
+                f"no such file: {rel!r} (use list_files to see the project)"
+            ) from None
         except OSError as e:
             raise ActionError(f"cannot access {rel!r}: {e.strerror}") from None
         if stat.S_ISDIR(st.st_mode):
@@ -105,11 +107,15 @@ class Workspace:
             out += f"\n[... {total - len(found)} more files not listed]"
         return out
 
-    def read_file(self, path: str, start_line: int | None = None, end_line: int | None = None) -> str:
+    def read_file(
+        self, path: str, start_line: int | None = None, end_line: int | None = None
+    ) -> str:
         rel, host = self.resolve(path)
         st = self._regular(rel, host)
         if st.st_size > MAX_FILE_BYTES:
-            raise ActionError(f"{rel!r} is {st.st_size} bytes; files over {MAX_FILE_BYTES} are not read")
+            raise ActionError(
+                f"{rel!r} is {st.st_size} bytes; files over {MAX_FILE_BYTES} are not read"
+            )
         text = host.read_bytes().decode("utf-8", "replace")
         if start_line is None and end_line is None:
             return text
@@ -169,7 +175,8 @@ class Workspace:
             raise ActionError(f"the edited file would be {len(out)} bytes; limit {MAX_FILE_BYTES}")
         self._atomic_write(rel, host, out)
         line = text[: text.index(old)].count("\n") + 1
-        return f"edited {rel} at line {line} (-{old.count(chr(10)) + 1} +{new.count(chr(10)) + 1} lines)"
+        removed, added = old.count("\n") + 1, new.count("\n") + 1
+        return f"edited {rel} at line {line} (-{removed} +{added} lines)"
 
     def _atomic_write(self, rel: str, host: Path, data: bytes) -> None:
         # Parent directories are created one by one so that no component can be a

@@ -68,7 +68,9 @@ def test_unicode_observations_are_in_the_space():
     env = swarm_envs.parallel_env("calc", num_agents=1)
     env.reset(seed=0)
     content = "naïve — 日本語 🚀\n"
-    env.step({"agent_0": {"name": "write_file", "arguments": {"path": "u.txt", "content": content}}})
+    env.step(
+        {"agent_0": {"name": "write_file", "arguments": {"path": "u.txt", "content": content}}}
+    )
     obs, *_ = env.step({"agent_0": {"name": "read_file", "arguments": {"path": "u.txt"}}})
     assert content in obs["agent_0"]
     assert env.observation_space("agent_0").contains(obs["agent_0"])

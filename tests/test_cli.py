@@ -15,7 +15,9 @@ def run_cli(*args):
     )
 
 
-@pytest.mark.parametrize("command", [[], ["list"], ["run"], ["replay"], ["validate"], ["make-task"], ["generate"]])
+@pytest.mark.parametrize(
+    "command", [[], ["list"], ["run"], ["replay"], ["validate"], ["make-task"], ["generate"]]
+)
 def test_help_everywhere(command):
     res = run_cli(*command, "--help")
     assert res.returncode == 0 and "usage: swarm-envs" in res.stdout

@@ -10,7 +10,9 @@ import swarm_envs
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
+    ),
     max_leaves=12,
 )
 tool_names = st.sampled_from(list(swarm_envs.actions.TOOLS) + ["", "nope"])
@@ -18,8 +20,23 @@ tool_calls = st.builds(
     lambda name, args: {"name": name, "arguments": args},
     tool_names,
     st.dictionaries(
-        st.sampled_from(["path", "content", "old", "new", "selection", "command", "to", "text",
-                         "channel", "seconds", "start_line", "end_line", "x"]),
+        st.sampled_from(
+            [
+                "path",
+                "content",
+                "old",
+                "new",
+                "selection",
+                "command",
+                "to",
+                "text",
+                "channel",
+                "seconds",
+                "start_line",
+                "end_line",
+                "x",
+            ]
+        ),
         json_values,
         max_size=4,
     ),
@@ -59,7 +76,8 @@ def test_env_never_raises_and_workspace_stays_consistent(batch):
     env.reset(seed=0)
     ep = env.episode
     protected_before = {
-        rel: p.read_bytes() for rel, p in ((r, ep.sandbox.root / r) for r, _ in ep.task.test_files())
+        rel: p.read_bytes()
+        for rel, p in ((r, ep.sandbox.root / r) for r, _ in ep.task.test_files())
     }
     for action in batch:
         if isinstance(action, dict) and action.get("name") == "run_command":

@@ -12,8 +12,10 @@ def test_direct_message_latency_and_once(make_env):
     env.reset(seed=0)
     # agent_1 waits 10 s; agent_0 sends at t=1+1=2, delivered at t=4.
     _, _, _, _, infos = env.step(
-        {"agent_0": call("send_message", tokens=1, to="agent_1", text="hello"),
-         "agent_1": call("wait", tokens=1, seconds=10)}
+        {
+            "agent_0": call("send_message", tokens=1, to="agent_1", text="hello"),
+            "agent_1": call("wait", tokens=1, seconds=10),
+        }
     )
     assert infos["agent_0"]["ready"] and infos["agent_0"]["time"] == 2.0
     assert not infos["agent_1"]["ready"]
@@ -33,8 +35,10 @@ def test_message_not_seen_before_delivery(make_env):
     env.reset(seed=0)
     # agent_0's message is sent at t=2 and delivered at t=4; agent_1 observes at t=3.
     _, _, _, _, infos = env.step(
-        {"agent_0": call("send_message", tokens=1, to="agent_1", text="later"),
-         "agent_1": call("list_files", tokens=2)}
+        {
+            "agent_0": call("send_message", tokens=1, to="agent_1", text="later"),
+            "agent_1": call("list_files", tokens=2),
+        }
     )
     _, _, _, _, infos = env.step({"agent_0": call("wait", tokens=1, seconds=50)})
     assert infos["agent_1"]["time"] == 3.0
@@ -80,8 +84,11 @@ def test_channels_reach_every_subscriber(make_env):
     env = make_env("calc", num_agents=4, time_cap_s=300)
     env.reset(seed=0)
     script = {
-        "agent_0": [call("wait", tokens=5, seconds=1), call("post", tokens=1, channel="parser", text="who takes it?"),
-                    call("post", tokens=1, channel="general", text="hi all")],
+        "agent_0": [
+            call("wait", tokens=5, seconds=1),
+            call("post", tokens=1, channel="parser", text="who takes it?"),
+            call("post", tokens=1, channel="general", text="hi all"),
+        ],
         "agent_1": [call("subscribe", tokens=1, channel="parser")],
         "agent_2": [call("subscribe", tokens=1, channel="parser")],
         "agent_3": [],
@@ -116,7 +123,9 @@ def test_wait_without_timeout_wakes_on_message(make_env):
     env.step({"agent_1": call("wait", tokens=1), "agent_0": call("list_files", tokens=20)})
     _, _, _, _, infos = env.step({})  # agent_0 is ready and idle: time stands still
     assert infos["agent_0"]["ready"] and infos["agent_0"]["time"] == 21.0
-    _, _, _, _, infos = env.step({"agent_0": call("send_message", tokens=1, to="agent_1", text="go")})
+    _, _, _, _, infos = env.step(
+        {"agent_0": call("send_message", tokens=1, to="agent_1", text="go")}
+    )
     _, _, _, _, infos = env.step({"agent_0": call("wait", tokens=1, seconds=100)})
     assert infos["agent_1"]["ready"] and infos["agent_1"]["time"] == 25.0
     assert texts(infos["agent_1"]) == ["go"]

@@ -79,7 +79,9 @@ def test_dependency_cycle_is_rejected(tmp_path):
 def test_stub_keeps_signature_and_docstring():
     src = 'class A:\n    def f(self, x: int) -> int:\n        """Doc."""\n        y = x\n        return y\n'
     out = stub_source(src, ["A.f"])
-    assert 'def f(self, x: int) -> int:\n        """Doc."""\n        raise NotImplementedError' in out
+    assert (
+        'def f(self, x: int) -> int:\n        """Doc."""\n        raise NotImplementedError' in out
+    )
     assert "return y" not in out
 
 
@@ -126,7 +128,14 @@ def test_mutation_kinds():
     ''')
     unit = swarm_envs.task.Unit(name="f", path="m.py", symbol="f", tests=["tests"])
     kinds = {m.kind for m in mutations(src, unit)}
-    assert {"operator", "comparison", "boolean", "off_by_one", "swap_args", "drop_condition"} <= kinds
+    assert {
+        "operator",
+        "comparison",
+        "boolean",
+        "off_by_one",
+        "swap_args",
+        "drop_condition",
+    } <= kinds
     for m in mutations(src, unit):
         out = m.apply(src)
         assert out != src and '"""Doc."""' in out
@@ -174,7 +183,9 @@ def test_bring_your_own_errors(tmp_path):
 
 
 def test_validation_catches_an_insensitive_unit(tmp_path):
-    bad = MINIMAL.replace('tests = ["tests/test_ops.py"]', 'tests = ["tests/test_ops.py::test_clamp"]')
+    bad = MINIMAL.replace(
+        'tests = ["tests/test_ops.py"]', 'tests = ["tests/test_ops.py::test_clamp"]'
+    )
     rep = validate(Task(write_task(tmp_path, bad)))
     assert not rep.ok and "fails none of its tests" in rep.problems[0]
 

@@ -8,10 +8,12 @@ def test_effects_apply_in_completion_order(make_env):
     env = make_env("calc", num_agents=2)
     env.reset(seed=0)
     # agent_1 finishes first (t=2), agent_0 later (t=6): agent_0 sees agent_1's file.
-    env.step({
-        "agent_0": call("read_file", tokens=5, path="notes.txt"),
-        "agent_1": call("write_file", tokens=1, path="notes.txt", content="from agent_1"),
-    })
+    env.step(
+        {
+            "agent_0": call("read_file", tokens=5, path="notes.txt"),
+            "agent_1": call("write_file", tokens=1, path="notes.txt", content="from agent_1"),
+        }
+    )
     obs, _, _, _, infos = env.step({"agent_1": call("wait", tokens=1, seconds=100)})
     assert infos["agent_0"]["time"] == 6.0
     assert infos["agent_0"]["error"] is None and "from agent_1" in obs["agent_0"]
@@ -21,10 +23,12 @@ def test_no_agent_sees_the_future(make_env):
     env = make_env("calc", num_agents=2)
     env.reset(seed=0)
     # agent_0 reads at t=2; agent_1's write completes at t=6, after agent_0's observation.
-    _, _, _, _, infos = env.step({
-        "agent_0": call("read_file", tokens=1, path="notes.txt"),
-        "agent_1": call("write_file", tokens=5, path="notes.txt", content="late"),
-    })
+    _, _, _, _, infos = env.step(
+        {
+            "agent_0": call("read_file", tokens=1, path="notes.txt"),
+            "agent_1": call("write_file", tokens=5, path="notes.txt", content="late"),
+        }
+    )
     assert infos["agent_0"]["ready"] and infos["agent_0"]["time"] == 2.0
     assert "no such file" in infos["agent_0"]["error"]
 
@@ -32,11 +36,13 @@ def test_no_agent_sees_the_future(make_env):
 def test_step_returns_when_any_agent_ready_and_ignores_busy(make_env):
     env = make_env("calc", num_agents=3)
     env.reset(seed=0)
-    _, _, _, _, infos = env.step({
-        "agent_0": call("list_files", tokens=1),
-        "agent_1": call("list_files", tokens=3),
-        "agent_2": call("list_files", tokens=3),
-    })
+    _, _, _, _, infos = env.step(
+        {
+            "agent_0": call("list_files", tokens=1),
+            "agent_1": call("list_files", tokens=3),
+            "agent_2": call("list_files", tokens=3),
+        }
+    )
     assert [infos[a]["ready"] for a in env.agents] == [True, False, False]
     before = env.episode.agents[1].actions
     _, _, _, _, infos = env.step({"agent_0": call("list_files", tokens=10), "agent_1": "ignored"})
@@ -48,11 +54,13 @@ def test_step_returns_when_any_agent_ready_and_ignores_busy(make_env):
 def test_round_mode_is_a_barrier(make_env):
     env = make_env("calc", num_agents=3, sync="round")
     env.reset(seed=0)
-    _, _, _, _, infos = env.step({
-        "agent_0": call("list_files", tokens=1),
-        "agent_1": call("list_files", tokens=9),
-        "agent_2": call("wait", tokens=1),
-    })
+    _, _, _, _, infos = env.step(
+        {
+            "agent_0": call("list_files", tokens=1),
+            "agent_1": call("list_files", tokens=9),
+            "agent_2": call("wait", tokens=1),
+        }
+    )
     assert all(infos[a]["ready"] for a in env.agents)
     assert env.episode.now == 10.0
 
@@ -64,7 +72,9 @@ def test_truncation_exactly_at_time_cap(make_env, cap):
     _, _, _, trunc, infos = env.step({"agent_0": call("list_files", tokens=5)})  # ends t=6
     assert not trunc["agent_0"]
     # This action would complete at t=12: applied when the cap is 12, not when it is 10.
-    _, _, _, trunc, infos = env.step({"agent_0": call("write_file", tokens=5, path="x.txt", content="x")})
+    _, _, _, trunc, infos = env.step(
+        {"agent_0": call("write_file", tokens=5, path="x.txt", content="x")}
+    )
     if cap == 12.0:
         assert not trunc["agent_0"] and infos["agent_0"]["time"] == 12.0
         assert (env.episode.sandbox.root / "x.txt").exists()
@@ -107,14 +117,22 @@ def test_same_seed_same_actions_same_trajectory(make_env):
         env.reset(seed=3)
         out = []
         script = [
-            {"agent_0": call("list_files"), "agent_1": call("post", text="claim: gcd"),
-             "agent_2": call("read_file", path="calc/core.py"), "agent_3": call("wait", seconds=5)},
+            {
+                "agent_0": call("list_files"),
+                "agent_1": call("post", text="claim: gcd"),
+                "agent_2": call("read_file", path="calc/core.py"),
+                "agent_3": call("wait", seconds=5),
+            },
         ]
         for actions in script * 1:
             out.append(env.step(actions))
         for _ in range(6):
             ready = [a for a in env.agents if out[-1][4][a]["ready"]]
-            out.append(env.step({a: call("send_message", to="agent_0", text=f"hi from {a}") for a in ready}))
+            out.append(
+                env.step(
+                    {a: call("send_message", to="agent_0", text=f"hi from {a}") for a in ready}
+                )
+            )
         return out
 
     a, b = run(), run()

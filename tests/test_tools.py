@@ -12,7 +12,11 @@ from swarm_envs.actions import ToolCall
 
 def act(env, agent, action):
     """Give one action to `agent` (the other ready agents wait) and step until it is ready."""
-    others = {a: call("wait", tokens=1) for a in env.agents if a != agent and env.episode.agents[env.possible_agents.index(a)].ready}
+    others = {
+        a: call("wait", tokens=1)
+        for a in env.agents
+        if a != agent and env.episode.agents[env.possible_agents.index(a)].ready
+    }
     obs, rew, term, trunc, infos = env.step({agent: action, **others})
     while not infos[agent]["ready"] and env.agents:
         obs, rew, term, trunc, infos = env.step({})
@@ -43,14 +47,19 @@ def test_list_and_read(env):
     obs, info = act(env, "agent_0", call("list_files"))
     assert "calc/core.py" in obs and "tests/test_calc.py" in obs
     assert info["error"] is None and info["tool"] == "list_files"
-    obs, _ = act(env, "agent_0", call("read_file", path="calc/numbers.py", start_line=1, end_line=2))
+    obs, _ = act(
+        env, "agent_0", call("read_file", path="calc/numbers.py", start_line=1, end_line=2)
+    )
     assert obs.startswith("1| ") and "2| " in obs and "3| " not in obs
 
 
 def test_write_edit_and_reward(env):
     src = env.episode.task.solution_files()["calc/numbers.py"].decode()
     obs, rew, *_, infos = env.step(
-        {"agent_0": call("write_file", path="calc/numbers.py", content=src), "agent_1": call("wait")}
+        {
+            "agent_0": call("write_file", path="calc/numbers.py", content=src),
+            "agent_1": call("wait"),
+        }
     )
     total = rew["agent_0"]
     while not infos["agent_0"]["ready"]:
@@ -66,7 +75,9 @@ def test_write_edit_and_reward(env):
 
 def test_edit_must_match_once(env):
     before = snapshot(env)
-    obs, info = act(env, "agent_0", call("edit_file", path="calc/core.py", old="nothing like this", new="x"))
+    obs, info = act(
+        env, "agent_0", call("edit_file", path="calc/core.py", old="nothing like this", new="x")
+    )
     assert "does not occur" in info["error"] and obs.startswith("ERROR:")
     obs, info = act(env, "agent_0", call("edit_file", path="calc/core.py", old="raise", new="x"))
     assert "occurs 2 times" in info["error"]
@@ -148,7 +159,10 @@ def test_action_forms_are_equivalent(make_env):
     forms = [
         call("read_file", path="calc/numbers.py"),
         {"name": "read_file", "arguments": {"path": "calc/numbers.py"}},
-        {"type": "function", "function": {"name": "read_file", "arguments": '{"path": "calc/numbers.py"}'}},
+        {
+            "type": "function",
+            "function": {"name": "read_file", "arguments": '{"path": "calc/numbers.py"}'},
+        },
         ToolCall(name="read_file", arguments={"path": "calc/numbers.py"}),
     ]
     for form in forms:
@@ -164,8 +178,17 @@ def test_tool_schemas_openai_shape():
     schemas = swarm_envs.tool_schemas()
     names = [s["function"]["name"] for s in schemas]
     assert names == [
-        "list_files", "read_file", "write_file", "edit_file", "run_tests", "run_command",
-        "send_message", "post", "subscribe", "wait", "done",
+        "list_files",
+        "read_file",
+        "write_file",
+        "edit_file",
+        "run_tests",
+        "run_command",
+        "send_message",
+        "post",
+        "subscribe",
+        "wait",
+        "done",
     ]
     for s in schemas:
         assert s["type"] == "function"
@@ -179,9 +202,13 @@ def test_tool_schemas_openai_shape():
 def test_done_and_action_after_done(make_env):
     env = make_env("calc", num_agents=2)
     env.reset(seed=0)
-    _, _, term, _, infos = env.step({"agent_0": call("done", tokens=1), "agent_1": call("wait", tokens=1, seconds=5)})
+    _, _, term, _, infos = env.step(
+        {"agent_0": call("done", tokens=1), "agent_1": call("wait", tokens=1, seconds=5)}
+    )
     assert infos["agent_0"]["done"] and not term["agent_0"] and not infos["agent_0"]["ready"]
-    _, _, _, _, infos = env.step({"agent_0": call("list_files"), "agent_1": call("list_files", tokens=1)})
+    _, _, _, _, infos = env.step(
+        {"agent_0": call("list_files"), "agent_1": call("list_files", tokens=1)}
+    )
     assert "already said done" in infos["agent_0"]["error"]
     assert infos["agent_1"]["ready"] and infos["agent_1"]["time"] == 6.0
     _, _, term, _, infos = env.step({"agent_1": call("done", tokens=1)})

@@ -30,7 +30,9 @@ def check_parallel(task: str, num_agents: int, sync: str = "event", cycles: int 
         parallel_api_test(env, num_cycles=cycles)
     finally:
         env.close()
-    parallel_seed_test(lambda: swarm_envs.parallel_env(task, num_agents=num_agents, **cfg), num_cycles=20)
+    parallel_seed_test(
+        lambda: swarm_envs.parallel_env(task, num_agents=num_agents, **cfg), num_cycles=20
+    )
 
 
 def check_aec(task: str, num_agents: int, sync: str = "event", cycles: int = 50) -> None:

@@ -1,0 +1,225 @@
+"""Scoring benchmark: the naive `python -m pytest` per edit against our fast scorer.
+
+For a suite of at least 200 tests (a bundled task if one is big enough, else a generated
+project) and one of at least 1,000 tests, on the reference solution in a local sandbox:
+
+  (a) a full evaluation after an edit that every test file can see (the package's
+      `__init__.py`);
+  (b) an evaluation of an unchanged tree;
+  (c) an evaluation after an edit to one module (the one the fewest test files reach).
+
+The naive baseline is what SWE-style environments do: copy the project into a fresh
+directory and run `python -m pytest` in a fresh subprocess after each edit. It is measured
+twice: as is (`naive`: every installed pytest plugin loads, as in any real environment)
+and with plugin autoloading off (`naive-lean`), the stricter comparison. The `subprocess`
+column is our own naive scorer kind (the same, inside the sandbox, with per-test
+outcomes). Medians over `--repeats` runs; ratios are naive / fast.
+
+    python benchmarks/bench_scoring.py [--repeats 7] [--min-tests 200] [--large 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+from swarm_envs.sandboxes import make_sandbox
+from swarm_envs.scoring import FastScorer, SubprocessScorer, collect_test_ids
+from swarm_envs.task import Task, get_task, registered
+
+
+def generated_task(root: Path, n_tests: int, seed: int) -> Task:
+    """A generated project: `modules` independent modules, one test file each."""
+    rng = random.Random(seed)
+    modules = max(4, n_tests // 40)
+    per = n_tests // modules
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "task.toml").write_text(
+        f'name = "gen{n_tests}"\nsuite = "custom"\ndescription = "generated benchmark project"\n'
+        "[tests]\ntimeout_s = 300\n"
+    )
+    (root / "README.md").write_text("# generated\n")
+    pkg = root / "solution" / "genproj"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text('"""Generated."""\n')
+    (root / "tests").mkdir()
+    for m in range(modules):
+        consts = [rng.randint(1, 100) for _ in range(per)]
+        body = "\n\n".join(
+            f"def f{i}(x):\n    return x * {c} + {i}" for i, c in enumerate(consts)
+        )
+        (pkg / f"mod{m}.py").write_text(body + "\n")
+        tests = [f"from genproj.mod{m} import *\n"]
+        for i, c in enumerate(consts):
+            tests.append(f"\ndef test_f{i}():\n    assert f{i}(3) == {3 * c + i}\n")
+        (root / "tests" / f"test_mod{m}.py").write_text("".join(tests))
+    return Task(root)
+
+
+def pick_task(min_tests: int, max_tests: int | None, tmp: Path, seed: int) -> tuple[Task, str]:
+    best: tuple[int, Task] | None = None
+    for tid in registered():
+        try:
+            t = get_task(tid)
+            n = len(collect_test_ids(t).ids)
+        except Exception:  # noqa: BLE001 - a task in progress is skipped
+            continue
+        if n >= min_tests and (max_tests is None or n < max_tests):
+            if best is None or n > best[0]:
+                best = (n, t)
+    if best is not None:
+        return best[1], f"bundled task {best[1].id}"
+    t = generated_task(tmp / f"gen{min_tests}", min_tests, seed)
+    return t, f"generated project ({min_tests} tests; no bundled task has >= {min_tests})"
+
+
+def naive_run(ws: Path, task: Task, lean: bool) -> float:
+    """Copy the project into a fresh dir and run pytest in a fresh subprocess."""
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as d:
+        for p in ws.rglob("*"):
+            rel = p.relative_to(ws)
+            if p.is_file() and "__pycache__" not in rel.parts and rel.parts[0] != "tests":
+                dst = Path(d, rel)
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(p, dst)
+        shutil.copytree(task.tests_dir, Path(d, "tests"))
+        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+        if lean:
+            env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+        subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+            cwd=d,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
+    return time.perf_counter() - t0
+
+
+def edit(path: Path, n: int) -> None:
+    """A real content change (a comment with a counter)."""
+    text = path.read_text()
+    lines = [ln for ln in text.splitlines() if not ln.startswith("# bench edit")]
+    path.write_text("\n".join(lines) + f"\n# bench edit {n}\n")
+
+
+def leaf_module(scorer: FastScorer, files: dict[str, str]) -> str:
+    deps = scorer._graph.dependencies(files, scorer._snap.blobs, scorer.coll.test_files)
+    counts: dict[str, int] = {}
+    for dep in deps.values():
+        for f in dep:
+            if f.endswith(".py") and not f.endswith("__init__.py"):
+                counts[f] = counts.get(f, 0) + 1
+    return min(sorted(counts), key=lambda f: counts[f])
+
+
+def package_init(files: dict[str, str]) -> str:
+    inits = sorted((f for f in files if f.endswith("__init__.py")), key=lambda f: f.count("/"))
+    return inits[0]
+
+
+def bench(task: Task, origin: str, repeats: int) -> dict[str, object]:
+    n_tests = len(collect_test_ids(task).ids)
+    with make_sandbox("local") as sb:
+        task.materialize(sb.root, task.solution_files())
+        fast = FastScorer(task, sb)
+        t0 = time.perf_counter()
+        first = fast.evaluate()
+        startup = time.perf_counter() - t0
+        files = fast._snap.take()
+        init, leaf = package_init(files), leaf_module(fast, files)
+        full, unchanged, one = [], [], []
+        ran_full, ran_one = [], []
+        for i in range(repeats):
+            edit(sb.root / init, i)
+            r = fast.evaluate()
+            full.append(r.wall_s)
+            ran_full.append(r.ran)
+            for _ in range(5):
+                unchanged.append(fast.evaluate().wall_s)
+            edit(sb.root / leaf, i)
+            r = fast.evaluate()
+            one.append(r.wall_s)
+            ran_one.append(r.ran)
+        assert r.verdict == "ok" and r.passed == first.passed
+        fast.close()
+        sub = SubprocessScorer(task, sb)
+        subp = []
+        for i in range(repeats):
+            edit(sb.root / leaf, 100 + i)
+            subp.append(sub.evaluate().wall_s)
+        sub.close()
+        naive = [naive_run(sb.root, task, lean=False) for _ in range(repeats)]
+        lean = [naive_run(sb.root, task, lean=True) for _ in range(repeats)]
+    med = statistics.median
+    return {
+        "origin": origin,
+        "tests": n_tests,
+        "passed": first.passed,
+        "startup": startup,
+        "naive": med(naive),
+        "lean": med(lean),
+        "subprocess": med(subp),
+        "a": med(full),
+        "b": med(unchanged),
+        "c": med(one),
+        "ran_a": med(ran_full),
+        "ran_c": med(ran_one),
+        "leaf": leaf,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--repeats", type=int, default=7, help="runs per measurement (median)")
+    ap.add_argument("--min-tests", type=int, default=200, help="size of the first row's suite")
+    ap.add_argument("--large", type=int, default=1000, help="size of the second row's suite")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the generated projects")
+    args = ap.parse_args()
+    random.seed(args.seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = []
+        for lo, hi in ((args.min_tests, args.large), (args.large, None)):
+            task, origin = pick_task(lo, hi, Path(tmp), args.seed)
+            rows.append(bench(task, origin, args.repeats))
+    load = os.getloadavg()[0]
+    print(f"scoring benchmark: median of {args.repeats} runs, {os.cpu_count()} CPUs, "
+          f"load average {load:.1f}")
+    for r in rows:
+        print(f"  row {r['tests']}: {r['origin']}; one-module edit touches {r['leaf']}")
+    head = (
+        f"{'tests':>6} {'naive':>8} {'lean':>8} {'subproc':>8} "
+        f"{'(a) full':>9} {'(b) same':>9} {'(c) one':>8} "
+        f"{'a x naive':>9} {'a x lean':>8} {'c x naive':>9} {'c x lean':>8}"
+    )
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        print(
+            f"{r['tests']:>6} {r['naive']*1e3:>6.0f}ms {r['lean']*1e3:>6.0f}ms "
+            f"{r['subprocess']*1e3:>6.0f}ms {r['a']*1e3:>7.0f}ms {r['b']*1e3:>7.2f}ms "
+            f"{r['c']*1e3:>6.0f}ms {r['naive']/r['a']:>8.1f}x {r['lean']/r['a']:>7.1f}x "
+            f"{r['naive']/r['c']:>8.1f}x {r['lean']/r['c']:>7.1f}x"
+        )
+    print(
+        "(a) full evaluation after an edit every test sees; (b) unchanged tree; "
+        "(c) edit to one module.\n"
+        f"targets: (a) >= 3x naive, (b) < 1 ms, (c) >= 10x naive full run. "
+        f"fast scorer start-up (once per episode): "
+        + ", ".join(f"{r['startup']*1e3:.0f} ms" for r in rows)
+    )
+
+
+if __name__ == "__main__":
+    main()

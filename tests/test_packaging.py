@@ -1,0 +1,68 @@
+"""The wheel: built from the repo, installed in a fresh venv, used from elsewhere."""
+
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT)],
+        check=True,
+        timeout=600,
+    )
+    return next(out.glob("swarm_envs-*.whl"))
+
+
+def test_wheel_contents(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {n.split("/")[0] for n in names}
+    # No colliding top-level names: tasks, sandboxes and baselines live in swarm_envs.
+    assert not tops & {"tasks", "sandboxes", "baselines", "benchmarks", "tests"}
+    assert "swarm_envs/tasks/calc/task.toml" in names
+    assert "swarm_envs/tasks/calc/solution/calc/core.py" in names
+    assert "swarm_envs/sandboxes/local.py" in names
+    assert "swarm_envs/baselines/scripted.py" in names
+    assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_wheel_in_fresh_venv_from_another_directory(wheel, tmp_path):
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    py = env_dir / "bin" / "python"
+    subprocess.run([str(py), "-m", "pip", "install", "-q", str(wheel)], check=True, timeout=900)
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    code = (
+        "import gymnasium, swarm_envs;"
+        "env = swarm_envs.parallel_env('calc', num_agents=2);"
+        "obs, infos = env.reset(seed=0);"
+        "assert infos['agent_0']['tests_total'] == 13;"
+        "env.close();"
+        "g = gymnasium.make('swarm_envs:swarm/calc-v0'); g.reset(seed=0); g.close();"
+        "import swarm_envs.baselines.scripted, swarm_envs.sandboxes;"
+        "print('ok', swarm_envs.__file__)"
+    )
+    res = subprocess.run(
+        [str(py), "-c", code], cwd=work, capture_output=True, text=True, timeout=300
+    )
+    assert res.returncode == 0, res.stderr
+    assert "site-packages" in res.stdout
+    res = subprocess.run(
+        [str(env_dir / "bin" / "swarm-envs"), "run", "calc", "--agents", "2", "--quiet"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert res.returncode == 0 and "13 / 13" in res.stdout, res.stderr
