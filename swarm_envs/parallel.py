@@ -172,6 +172,8 @@ class SwarmParallelEnv(SwarmBase, ParallelEnv):
                 acted.append(i)
         if self.config.sync == "event":
             ep.advance()
+            while not ep.ready and not ep.ended:  # e.g. an agent said done: keep going
+                ep.advance()
         else:
             ep.advance_round()
         for i in acted:

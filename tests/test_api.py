@@ -85,3 +85,42 @@ def test_render_ansi_dashboard():
     assert "calc-v0" in text and "tests [" in text and "agent_0" in text
     assert "8 more agents" in text
     env.close()
+
+
+@pytest.mark.parametrize("sync", ["event", "round"])
+def test_aec_seed(sync):
+    from pettingzoo.test import seed_test
+
+    seed_test(
+        lambda: swarm_envs.env("calc", num_agents=3, sync=sync, **harness.CHECK_CONFIG),
+        num_cycles=20,
+    )
+
+
+def test_aec_order_follows_completion_times():
+    env = swarm_envs.raw_env("calc", num_agents=3, time={"output_token_s": 1.0, "input_token_s": 0.0})
+    env.reset(seed=0)
+    order = []
+    durations = {"agent_0": 9, "agent_1": 2, "agent_2": 5}
+    for _ in range(6):
+        agent = env.agent_selection
+        order.append((agent, env.episode.now))
+        tokens = durations[agent]
+        env.step({"name": "wait", "arguments": {"seconds": 0.5}, "usage": {"output_tokens": tokens}})
+    # All start at t=0 in index order; then whoever completes first acts next.
+    assert [a for a, _ in order[:3]] == ["agent_0", "agent_1", "agent_2"]
+    assert order[3] == ("agent_1", 2.5)
+    assert order[4] == ("agent_1", 5.0)  # 2.5 + 2 tokens + 0.5 s: still before agent_2
+    assert order[5] == ("agent_2", 5.5)
+    env.close()
+
+
+def test_measured_time_mode_uses_wall_time():
+    env = swarm_envs.parallel_env(
+        "calc", num_agents=1, time={"measured": True, "output_token_s": 0.0, "input_token_s": 0.0}
+    )
+    env.reset(seed=0)
+    _, _, _, _, infos = env.step({"agent_0": {"name": "run_command", "arguments": {"command": "sleep 0.3"}}})
+    assert infos["agent_0"]["ready"]
+    assert 0.25 < infos["agent_0"]["time"] < 10.0  # the real duration, not the modelled 3 s
+    env.close()
