@@ -244,7 +244,6 @@ class Episode:
             until = min(until, max(arrival, start))
         if math.isinf(until):
             self.clock.cancel(st.index)  # woken by a message, or at the barrier / cap
-            st.pending.start = start  # type: ignore[union-attr]
         else:
             self.clock.schedule(st.index, until)
 
