@@ -68,6 +68,12 @@ def _call(name: str, tokens: int = 120, **arguments: Any) -> dict:
     return {"name": name, "arguments": arguments, "usage": {"output_tokens": tokens}}
 
 
+def _with_input(action: dict, observation: str) -> dict:
+    # The agent "read" its latest observation: that is its prompt, 4 characters a token.
+    usage = {**action["usage"], "input_tokens": (len(observation) + 3) // 4}
+    return {**action, "usage": usage}
+
+
 @dataclass
 class ScriptedAgent:
     """One scripted agent; call `act(observation, info)` when it is ready."""
@@ -121,8 +127,11 @@ class ScriptedAgent:
 
     def act(self, observation: str, info: dict) -> dict:
         """The next action, given the agent's latest observation and info."""
+        return _with_input(self._next(info), observation)
+
+    def _next(self, info: dict) -> dict:
         self._read(info)
-        if info.get("error") and self._plan and self._plan[0]["name"] == "edit_file":
+        if info.get("error") and info.get("tool") == "edit_file":
             # Our edit did not apply: someone else implemented this unit.
             self._plan = []
         if self._plan:
@@ -143,7 +152,8 @@ class ScriptedAgent:
             return _call("done", 20, summary=f"{self.name} finished")
         self._unit = unit
         u = self._units[unit]
-        plan = [
+        plan = [_call("read_file", 40, path=u.path)]  # look before editing, as an LLM would
+        plan += [
             _call("edit_file", 150 + len(p.new) // 4, path=p.path, old=p.old, new=p.new)
             for p in unit_patches(self.task, u)
         ]
