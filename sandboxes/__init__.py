@@ -1,0 +1,38 @@
+"""Sandbox backends: where everything an agent causes to run is executed.
+
+`make_sandbox("local")` is the embedded default (a confined child process per command);
+`make_sandbox("docker")` runs each episode in its own container (needs the `docker` extra
+and a reachable engine). Both implement `Sandbox` and pass one contract test suite.
+"""
+
+from __future__ import annotations
+
+from swarm_envs.sandboxes.base import CommandResult, Sandbox, SandboxLimits
+
+from swarm_envs.error import ConfigError
+
+BACKENDS = ("local", "docker")
+
+__all__ = ["BACKENDS", "CommandResult", "Sandbox", "SandboxLimits", "make_sandbox"]
+
+
+def make_sandbox(backend: str = "local", *, limits: SandboxLimits | None = None) -> Sandbox:
+    """Create a fresh sandbox with an empty workspace.
+
+    Args:
+        backend: `"local"` (default) or `"docker"`.
+        limits: resource limits of every command (default: `SandboxLimits()`).
+
+    Raises:
+        ConfigError: unknown backend name.
+        BackendUnavailable: the backend cannot run here (for example, no Docker engine).
+    """
+    if backend == "local":
+        from swarm_envs.sandboxes.local import LocalSandbox
+
+        return LocalSandbox(limits)
+    if backend == "docker":
+        from swarm_envs.sandboxes.docker import DockerSandbox
+
+        return DockerSandbox(limits)
+    raise ConfigError(f"sandbox backend {backend!r} is unknown; choose one of {BACKENDS}")

@@ -1,0 +1,77 @@
+"""Does a coordinated swarm overtake a single agent? Scripted agents on bundled tasks.
+
+For each task: one agent, then N agents with each coordination strategy (`none`,
+`claim`, `leader`), all scripted oracle agents that know the reference
+implementation (see `swarm_envs.baselines.scripted`), so that only organisation
+differs. Prints the passing tests at the time cap, the virtual time to pass
+everything, and the speed-up over one agent (the ratio).
+
+    python benchmarks/bench_swarm_vs_single.py --suite long --agents 8
+    python benchmarks/bench_swarm_vs_single.py --tasks calc jsonkit --agents 4 16
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import swarm_envs
+from swarm_envs.baselines.scripted import make_team
+from swarm_envs.task import get_task, registered
+
+
+def episode(task: str, n: int, strategy: str, cap: float, seed: int) -> dict:
+    env = swarm_envs.parallel_env(task, num_agents=n, time_cap_s=cap, seed=seed)
+    team = make_team(env.task, n, strategy, seed=seed)
+    obs, infos = env.reset(seed=seed)
+    ep = env.episode
+    wall = time.perf_counter()
+    while env.agents:
+        acts = {a: team[a].act(obs[a], infos[a]) for a in env.ready_agents}
+        obs, _, _, _, infos = env.step(acts)
+    out = {
+        "passed": ep.passed,
+        "total": ep.tests_total,
+        "time": ep.now if ep.end_reason == "all_tests_pass" else None,
+        "end": ep.end_reason,
+        "tokens": ep.tokens,
+        "wall": time.perf_counter() - wall,
+    }
+    env.close()
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tasks", nargs="+", help="task ids or names (default: the --suite)")
+    p.add_argument("--suite", default="long", choices=["mini", "standard", "long"])
+    p.add_argument("--agents", type=int, nargs="+", default=[8], help="swarm sizes")
+    p.add_argument("--strategies", nargs="+", default=["none", "claim", "leader"])
+    p.add_argument("--time-cap", type=float, default=4 * 3600.0, help="virtual seconds")
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args()
+    tasks = args.tasks or sorted(
+        t for t in registered() if get_task(t).manifest.suite == args.suite
+    )
+    print(f"time cap {args.time_cap:.0f} s; 'time' = virtual seconds until every test passes")
+    print(f"{'task':<16} {'agents':>6} {'strategy':<9} {'passing':>11} {'time':>9} {'speed-up':>9} {'tokens':>9}")
+    for task in tasks:
+        single = episode(task, 1, "claim", args.time_cap, args.seed)
+        base = single["time"] or args.time_cap
+
+        def row(n: int, strategy: str, r: dict) -> None:
+            t = f"{r['time']:.0f}" if r["time"] is not None else f">{args.time_cap:.0f}"
+            speed = base / (r["time"] or args.time_cap)
+            print(
+                f"{task:<16} {n:>6} {strategy:<9} {r['passed']:>5}/{r['total']:<5} {t:>9}"
+                f" {speed:>8.2f}x {r['tokens']:>9}"
+            )
+
+        row(1, "single", single)
+        for n in args.agents:
+            for strategy in args.strategies:
+                row(n, strategy, episode(task, n, strategy, args.time_cap, args.seed))
+
+
+if __name__ == "__main__":
+    main()

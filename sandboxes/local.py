@@ -1,0 +1,776 @@
+"""The local process sandbox: the embedded default backend.
+
+Every command is a child process of the environment, started through the strongest
+isolation this machine offers, detected once per process (`detect_protections()`):
+
+| protection          | how                                                     | contains                 |
+| ------------------- | ------------------------------------------------------- | ------------------------ |
+| `rlimits`           | `prlimit`: CPU s, address space, file size, open files, | runaway loops, memory    |
+|                     | processes (root ignores the last)                       | bombs, huge files        |
+| `process_group`     | a new session; the whole group is killed at the timeout | stray children           |
+| `scrubbed_env`      | a fixed, minimal environment (no host variables)        | leaked secrets, PYTHON*  |
+| `bubblewrap`        | `bwrap` builds each command's whole view of the system: | everything below         |
+| `filesystem_view`   | read-only system dirs, a private `/tmp`, the workspace  | reading solutions, other |
+|                     | at `/workspace`; nothing else of the host (no `/work`,  | episodes, host files;    |
+|                     | `/root`, `/home`, host `/tmp`); task folders masked     | writing outside          |
+| `user_namespace`    | commands run as uid 65534 inside a user namespace,      | privileged operations    |
+|                     | without capabilities                                    | (mount, chroot, devices) |
+| `pid_namespace`     | commands see only their own processes; killing the      | escaping the kill,       |
+|                     | namespace's init kills every process in it              | signalling the host      |
+| `network_namespace` | an empty network namespace (loopback only)              | network access           |
+| `ipc_namespace`, `uts_namespace` | private SysV IPC and hostname              | cross-talk               |
+| `cgroup_pids`       | a pids cgroup per command (`max_procs`)                 | fork bombs, even as root |
+| `cgroup_memory`     | a memory cgroup per command (`memory_mb`, all processes)| memory bombs             |
+
+Without bubblewrap, `unshare` (util-linux, as root) still gives the pid, network, IPC and
+UTS namespaces, but no private filesystem view (`filesystem_view` is then False: agents'
+commands could read the host's files). Without either, only rlimits and the process group
+apply. `LocalSandbox.protections` says which are active; `describe()` prints it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import errno
+import functools
+import itertools
+import logging
+import os
+import pathlib
+import re
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import weakref
+from collections.abc import Mapping, Sequence
+
+from swarm_envs.sandboxes.base import (
+    CommandResult,
+    Mount,
+    OutputCap,
+    Sandbox,
+    SandboxLimits,
+    ScoringHost,
+    WorkerHandle,
+    force_rmtree,
+    write_tree,
+)
+
+from swarm_envs.error import BackendUnavailable, ConfigError, SandboxError
+
+logger = logging.getLogger("swarm_envs.sandboxes")
+
+#: where the workspace appears inside a bubblewrap sandbox
+WORKSPACE_INSIDE = "/workspace"
+#: where the private scoring area appears inside a bubblewrap scoring worker
+SCORING_INSIDE = "/scoring"
+#: the uid/gid commands run as inside the user namespace (nobody)
+SANDBOX_UID = 65534
+
+_BASE_NAME = "swarm-envs-sandboxes"
+_counter = itertools.count()
+_live: weakref.WeakSet[LocalSandbox] = weakref.WeakSet()
+_hidden: set[pathlib.Path] = set()
+_hidden_lock = threading.Lock()
+
+
+def hide_path(path: os.PathLike[str] | str) -> None:
+    """Mask `path` (a task folder, for example) from every later command of every sandbox.
+
+    Only has an effect where `filesystem_view` is active; bundled and registered task
+    folders are hidden automatically.
+    """
+    with _hidden_lock:
+        _hidden.add(pathlib.Path(path).resolve())
+
+
+def _task_roots() -> set[pathlib.Path]:
+    # Import lazily: the sandbox must not depend on task loading at import time.
+    roots: set[pathlib.Path] = set()
+    try:
+        from swarm_envs import task as task_mod
+
+        roots.add(pathlib.Path(task_mod._bundled_root()).resolve())
+        roots.add(pathlib.Path(task_mod.BUNDLED_ROOT).resolve())
+        roots.update(pathlib.Path(p).resolve() for p in task_mod._registry.values())
+    except Exception:  # pragma: no cover - task module broken: hide what we know
+        pass
+    with _hidden_lock:
+        roots.update(_hidden)
+    return roots
+
+
+# ------------------------------------------------------------------------- detection
+
+
+def _try(argv: Sequence[str], timeout: float = 10) -> bool:
+    try:
+        r = subprocess.run(
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            timeout=timeout,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return r.returncode == 0 and r.stdout.strip() == b"ok"
+
+
+class _CgroupSupport:
+    """Where this process may create child cgroups: {controller: parent directory}."""
+
+    def __init__(self) -> None:
+        self.parents: dict[str, pathlib.Path] = {}
+        self.v2 = False
+        try:
+            lines = pathlib.Path("/proc/self/cgroup").read_text().splitlines()
+        except OSError:
+            return
+        mine: dict[str, str] = {}
+        for line in lines:
+            _, ctrls, path = line.split(":", 2)
+            for c in ctrls.split(","):
+                mine[c] = path
+        base = pathlib.Path("/sys/fs/cgroup")
+        for ctrl, limit_file in (("pids", "pids.max"), ("memory", "memory.limit_in_bytes")):
+            if ctrl in mine and (base / ctrl).is_dir():
+                parent = base / ctrl / mine[ctrl].lstrip("/")
+                if self._probe(parent, limit_file):
+                    self.parents[ctrl] = parent
+        if not self.parents and (base / "cgroup.controllers").is_file() and "" in mine:
+            # Pure cgroup v2: one hierarchy, limits in pids.max and memory.max.
+            parent = base / mine[""].lstrip("/")
+            if self._probe(parent, "pids.max"):
+                self.v2 = True
+                self.parents["pids"] = parent
+                if self._probe(parent, "memory.max"):
+                    self.parents["memory"] = parent
+
+    @staticmethod
+    def _probe(parent: pathlib.Path, limit_file: str) -> bool:
+        probe = parent / f"{_BASE_NAME}-probe-{os.getpid()}"
+        try:
+            probe.mkdir()
+        except FileExistsError:
+            pass
+        except OSError:
+            return False
+        try:
+            return (probe / limit_file).exists() and os.access(probe / "cgroup.procs", os.W_OK)
+        finally:
+            with contextlib.suppress(OSError):
+                probe.rmdir()
+
+
+@functools.lru_cache(maxsize=1)
+def _cgroups() -> _CgroupSupport:
+    return _CgroupSupport()
+
+
+@functools.lru_cache(maxsize=1)
+def _isolation() -> str:
+    """The strongest isolation that works here: 'bwrap', 'unshare' or 'none'."""
+    if os.environ.get("SWARM_ENVS_SANDBOX_ISOLATION") in ("bwrap", "unshare", "none"):
+        return os.environ["SWARM_ENVS_SANDBOX_ISOLATION"]
+    if shutil.which("bwrap"):
+        with tempfile.TemporaryDirectory() as d:
+            argv = _bwrap_prefix(pathlib.Path(d), WORKSPACE_INSIDE, []) + ["sh", "-c", "echo ok"]
+            if _try(argv):
+                return "bwrap"
+        logger.warning("bubblewrap is installed but cannot create namespaces here")
+    if shutil.which("unshare") and _try(_unshare_prefix() + ["sh", "-c", "echo ok"]):
+        return "unshare"
+    return "none"
+
+
+ISOLATIONS = ("bwrap", "unshare", "none")
+
+
+def detect_protections(isolation: str | None = None) -> dict[str, bool]:
+    """Which protections the local sandbox applies here (see the module doc).
+
+    Args:
+        isolation: describe this isolation level instead of the strongest available.
+    """
+    iso = isolation or _isolation()
+    cg = _cgroups()
+    ns = iso in ("bwrap", "unshare")
+    return {
+        "rlimits": shutil.which("prlimit") is not None,
+        "process_group": True,
+        "scrubbed_env": True,
+        "bubblewrap": iso == "bwrap",
+        "filesystem_view": iso == "bwrap",
+        "user_namespace": iso == "bwrap",
+        "pid_namespace": ns,
+        "network_namespace": ns,
+        "ipc_namespace": ns,
+        "uts_namespace": ns,
+        "cgroup_pids": "pids" in cg.parents,
+        "cgroup_memory": "memory" in cg.parents,
+        # RLIMIT_NPROC binds only a non-root user: without a pids cgroup, root's fork
+        # bombs are stopped by the timeout alone.
+        "fork_bomb_contained": "pids" in cg.parents or os.geteuid() != 0,
+    }
+
+
+# ------------------------------------------------------------------------ launching
+
+
+def _system_dirs() -> list[str]:
+    """Read-only directories a command needs: the OS, and this Python with its packages."""
+    dirs = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"]
+    for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)):
+        dirs.append(os.path.realpath(p))
+    out: list[str] = []
+    for d in dirs:
+        if os.path.lexists(d) and d not in out:
+            out.append(d)
+    return out
+
+
+def _bwrap_prefix(
+    workspace: pathlib.Path | None,
+    workspace_inside: str,
+    mounts: Sequence[Mount],
+    *,
+    workspace_writable: bool = True,
+    chdir: str | None = None,
+    nested_userns: bool = False,
+) -> list[str]:
+    argv = [
+        "bwrap",
+        "--unshare-all",  # user, ipc, pid, net, uts, cgroup namespaces
+        "--unshare-user",
+        "--uid",
+        str(SANDBOX_UID),
+        "--gid",
+        str(SANDBOX_UID),
+        "--hostname",
+        "sandbox",
+        "--die-with-parent",
+        "--new-session",  # no TIOCSTI into the host's terminal
+        "--cap-drop",
+        "ALL",
+    ]
+    if not nested_userns:
+        # Agents' commands may not create user namespaces of their own (no "root" inside).
+        # Scoring workers may: each evaluation gets a private pid namespace that way.
+        argv.append("--disable-userns")
+    bound: list[str] = []
+    for d in _system_dirs():
+        if os.path.islink(d):
+            argv += ["--symlink", os.readlink(d), d]
+        elif os.path.isdir(d):
+            argv += ["--ro-bind", d, d]
+            bound.append(d)
+    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/var/tmp"]
+    # Task folders (solutions, hidden tests) may live inside a bound directory, e.g. an
+    # installed wheel under site-packages: mask each with an empty tmpfs.
+    for root in sorted(_task_roots()):
+        r = str(root)
+        if any(r == b or r.startswith(b.rstrip("/") + "/") for b in bound) and os.path.isdir(r):
+            argv += ["--tmpfs", r]
+    if workspace is not None:
+        argv += ["--bind" if workspace_writable else "--ro-bind", str(workspace), workspace_inside]
+    for m in mounts:
+        argv += ["--bind" if m.writable else "--ro-bind", str(m.host), m.inside]
+    argv += ["--chdir", chdir or workspace_inside, "--"]
+    return argv
+
+
+def _unshare_prefix() -> list[str]:
+    return ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--ipc", "--uts"]
+
+
+def _rlimit_prefix(limits: SandboxLimits) -> list[str]:
+    if not shutil.which("prlimit"):
+        return []
+    cpu = max(1, int(limits.cpu_s + 0.999))
+    return [
+        "prlimit",
+        f"--cpu={cpu}:{cpu + 1}",
+        f"--as={limits.memory_mb * 1024 * 1024}",
+        f"--fsize={limits.file_size_mb * 1024 * 1024}",
+        f"--nofile={limits.open_files}",
+        f"--nproc={limits.max_procs}",
+        "--core=0",
+        "--",
+    ]
+
+
+class _Cgroup:
+    """A pids and a memory cgroup for one command or worker; killed and removed on close."""
+
+    def __init__(self, name: str, limits: SandboxLimits):
+        self.dirs: list[pathlib.Path] = []
+        cg = _cgroups()
+        for ctrl, parent in cg.parents.items():
+            d = parent / name
+            if d in self.dirs:
+                continue
+            try:
+                d.mkdir(exist_ok=True)
+                if ctrl == "pids" or cg.v2:
+                    (d / "pids.max").write_text(str(limits.max_procs))
+                if ctrl == "memory" or (cg.v2 and "memory" in cg.parents):
+                    mem = limits.memory_mb * 1024 * 1024
+                    if cg.v2:
+                        (d / "memory.max").write_text(str(mem))
+                    else:
+                        (d / "memory.limit_in_bytes").write_text(str(mem))
+                        with contextlib.suppress(OSError):
+                            (d / "memory.memsw.limit_in_bytes").write_text(str(mem))
+                self.dirs.append(d)
+            except OSError as e:
+                logger.warning("cannot set up cgroup %s: %s", d, e)
+                with contextlib.suppress(OSError):
+                    d.rmdir()
+
+    def join_argv(self) -> list[str]:
+        """A shell prefix that moves itself into the cgroups, then execs the command."""
+        if not self.dirs:
+            return []
+        joins = "; ".join(f"echo $$ > '{d}/cgroup.procs'" for d in self.dirs)
+        return ["/bin/sh", "-c", f'{joins}; exec "$@"', "sh"]
+
+    def pids(self) -> set[int]:
+        out: set[int] = set()
+        for d in self.dirs:
+            with contextlib.suppress(OSError, ValueError):
+                out.update(int(x) for x in (d / "cgroup.procs").read_text().split())
+        return out
+
+    def kill_all(self, deadline_s: float = 5.0) -> None:
+        end = time.monotonic() + deadline_s
+        for d in self.dirs:
+            kill = d / "cgroup.kill"
+            if kill.exists():
+                with contextlib.suppress(OSError):
+                    kill.write_text("1")
+        while time.monotonic() < end:
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.002)
+        logger.warning("cgroup processes survived SIGKILL: %s", sorted(self.pids()))
+
+    def close(self) -> None:
+        self.kill_all()
+        for d in self.dirs:
+            for _ in range(100):
+                try:
+                    d.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError as e:
+                    if e.errno != errno.EBUSY:
+                        break
+                    time.sleep(0.01)
+        self.dirs = []
+
+
+def _scrubbed_env(home: str, extra: Mapping[str, str] = {}) -> dict[str, str]:
+    venv_bin = os.path.dirname(sys.executable)
+    env = {
+        "PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": home,
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TERM": "dumb",
+        # Stale bytecode: a same-size edit within the mtime granularity would run old code
+        # from __pycache__; never write bytecode in the workspace.
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.update(extra)
+    return env
+
+
+class _Process:
+    """A started child: its cgroup and how to kill every process it made."""
+
+    def __init__(self, popen: subprocess.Popen[bytes], cgroup: _Cgroup | None):
+        self.popen = popen
+        self.cgroup = cgroup
+        self._lock = threading.Lock()
+        self._done = False
+
+    def kill(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+        # The process group first (no pid namespace), then the cgroup (escapees that
+        # called setsid). With a pid namespace, killing bwrap's side kills its init and so
+        # every process in the namespace.
+        with contextlib.suppress(OSError):
+            os.killpg(self.popen.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            self.popen.kill()
+        if self.cgroup is not None:
+            self.cgroup.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.popen.wait(timeout=5)
+        for f in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
+            if f is not None:
+                with contextlib.suppress(OSError):
+                    f.close()
+
+
+class LocalSandbox(Sandbox):
+    """A workspace directory on this machine and confined child processes.
+
+    Args:
+        limits: resource limits of every command.
+        base_dir: where to create the sandbox's directory (default: the system temp dir).
+        isolation: `"bwrap"`, `"unshare"` or `"none"` to use a weaker isolation than the
+            strongest available (for tests and debugging); default: the strongest.
+    """
+
+    backend = "local"
+
+    def __init__(
+        self,
+        limits: SandboxLimits | None = None,
+        *,
+        base_dir: pathlib.Path | None = None,
+        isolation: str | None = None,
+    ):
+        best = _isolation()
+        if isolation is not None:
+            if isolation not in ISOLATIONS:
+                raise ConfigError(f"isolation {isolation!r} is unknown; choose one of {ISOLATIONS}")
+            if ISOLATIONS.index(isolation) < ISOLATIONS.index(best):
+                raise BackendUnavailable(
+                    f"isolation {isolation!r} is not available here (the strongest is {best!r})"
+                )
+        self.limits = limits or SandboxLimits()
+        self.isolation = isolation or best
+        self.protections = detect_protections(self.isolation)
+        parent = pathlib.Path(base_dir or tempfile.gettempdir()) / _BASE_NAME
+        parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _sweep_stale(parent)
+        self._id = f"{os.getpid()}-{next(_counter)}-{os.urandom(3).hex()}"
+        self._dir = parent / self._id
+        self._dir.mkdir(mode=0o700)
+        self.root = self._dir / "ws"
+        self.root.mkdir()
+        self._closed = False
+        self._procs: set[_Process] = set()
+        self._procs_lock = threading.Lock()
+        self._scoring: LocalScoringHost | None = None
+        self._runs = itertools.count()
+        _live.add(self)
+        _install_exit_handlers()
+        self._finalizer = weakref.finalize(self, _finalize, self._dir, self._procs)
+
+    def __repr__(self) -> str:
+        return f"LocalSandbox({str(self.root)!r}, isolation={self.isolation!r})"
+
+    # -------------------------------------------------------------- launching children
+
+    def _spawn(
+        self,
+        argv: Sequence[str],
+        *,
+        workspace: bool,
+        mounts: Sequence[Mount] = (),
+        chdir: str | None = None,
+        env: Mapping[str, str] = {},
+        stdin: int = subprocess.DEVNULL,
+        stderr: int | None = subprocess.STDOUT,
+        limits: SandboxLimits | None = None,
+    ) -> _Process:
+        if self._closed:
+            raise SandboxError(f"{self!r} is closed; create a new sandbox")
+        limits = limits or self.limits
+        cgroup = _Cgroup(f"{_BASE_NAME}-{self._id}-{next(self._runs)}", limits)
+        if self.isolation == "bwrap":
+            inside = WORKSPACE_INSIDE
+            prefix = _bwrap_prefix(
+                self.root if workspace else None,
+                inside,
+                mounts,
+                chdir=chdir or inside,
+                nested_userns=not workspace,
+            )
+            home = inside if workspace else "/tmp"
+            cwd: str = str(self._dir)
+        else:
+            # Without a filesystem view the paths are the host's.
+            prefix = _unshare_prefix() if self.isolation == "unshare" else []
+            home = str(self.root)
+            cwd = chdir or str(self.root)
+        full = [*cgroup.join_argv(), *_rlimit_prefix(limits), *prefix, *argv]
+        try:
+            popen = subprocess.Popen(
+                full,
+                cwd=cwd,
+                env=_scrubbed_env(home, env),
+                stdin=stdin,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                start_new_session=True,
+                close_fds=True,
+            )
+        except OSError as e:
+            cgroup.close()
+            raise SandboxError(f"cannot start a sandboxed process: {e}") from e
+        proc = _Process(popen, cgroup)
+        with self._procs_lock:
+            self._procs.add(proc)
+        return proc
+
+    def _forget(self, proc: _Process) -> None:
+        proc.kill()
+        with self._procs_lock:
+            self._procs.discard(proc)
+
+    # ------------------------------------------------------------------- the contract
+
+    def run(self, command: str, *, timeout_s: float | None = None) -> CommandResult:
+        """Run a shell command in the workspace (see `Sandbox.run`)."""
+        if not isinstance(command, str):
+            raise TypeError(f"command must be a str, got {type(command).__name__}")
+        if not self.root.is_dir():
+            # The agent deleted the workspace itself: recreate it, so the episode can go on.
+            self.root.mkdir(parents=True, exist_ok=True)
+        timeout = self.limits.wall_s if timeout_s is None else timeout_s
+        start = time.monotonic()
+        proc = self._spawn(["/bin/sh", "-c", command], workspace=True)
+        cap = OutputCap(self.limits.output_bytes)
+        timed_out = False
+        try:
+            timed_out = _pump(proc.popen, cap, start + timeout)
+            rc = None if timed_out else proc.popen.poll()
+        finally:
+            self._forget(proc)
+        output, truncated = cap.text()
+        if timed_out:
+            output += f"\n[killed: wall-clock limit of {timeout:g} s reached]\n"
+        elif rc is not None and rc < 0:
+            output += f"\n[killed by signal {-rc} ({_signame(-rc)})]\n"
+        return CommandResult(
+            returncode=rc,
+            output=output,
+            timed_out=timed_out,
+            truncated=truncated,
+            wall_s=time.monotonic() - start,
+        )
+
+    def scoring_host(self) -> LocalScoringHost:
+        if self._closed:
+            raise SandboxError(f"{self!r} is closed; create a new sandbox")
+        if self._scoring is None:
+            self._scoring = LocalScoringHost(self)
+        return self._scoring
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        with self._procs_lock:
+            procs = list(self._procs)
+            self._procs.clear()
+        for p in procs:
+            p.kill()
+        force_rmtree(self._dir)
+        self._finalizer.detach()
+        _live.discard(self)
+
+
+def _signame(sig: int) -> str:
+    try:
+        return signal.Signals(sig).name
+    except ValueError:
+        return "?"
+
+
+def _pump(popen: subprocess.Popen[bytes], cap: OutputCap, deadline: float) -> bool:
+    """Read the child's output into `cap` until it exits; True if the deadline came first."""
+    assert popen.stdout is not None
+    fd = popen.stdout.fileno()
+    os.set_blocking(fd, False)
+    exited_at: float | None = None
+    while True:
+        now = time.monotonic()
+        if now >= deadline:
+            return True
+        if exited_at is None and popen.poll() is not None:
+            exited_at = now
+        if exited_at is not None and now - exited_at > 0.05:
+            # The command is done; background processes it left behind still hold the pipe.
+            return False
+        wait = min(deadline - now, 0.05 if exited_at is not None else 0.25)
+        r, _, _ = select.select([fd], [], [], wait)
+        if r:
+            try:
+                data = os.read(fd, 65536)
+            except BlockingIOError:
+                continue
+            if not data:
+                popen.wait(timeout=max(0.0, deadline - time.monotonic()) or None)
+                return False
+            cap.add(data)
+
+
+class LocalScoringHost(ScoringHost):
+    """The private scoring area of a local sandbox: `<sandbox dir>/scoring` on the host.
+
+    Agents' commands never see it (only the workspace is mounted for them); scoring workers
+    see it read-only at `/scoring`, so code under test cannot alter a tree it is scored on.
+    """
+
+    def __init__(self, sandbox: LocalSandbox):
+        self.sandbox = sandbox
+        self.dir = sandbox._dir / "scoring"
+        self.dir.mkdir(exist_ok=True)
+        bw = sandbox.isolation == "bwrap"
+        self.inside_dir = SCORING_INSIDE if bw else str(self.dir)
+        self.python = sys.executable
+
+    def sync(self, rel: str, files: Mapping[str, bytes | None]) -> None:
+        write_tree(self.dir / rel, files)
+
+    def remove_tree(self, rel: str) -> None:
+        force_rmtree(self.dir / rel)
+
+    def start_worker(self, argv: Sequence[str], *, long_lived: bool = False) -> WorkerHandle:
+        bw = self.sandbox.isolation == "bwrap"
+        mounts = [Mount(self.dir, self.inside_dir)] if bw else []
+        log = open(self.sandbox._dir / "worker.log", "ab")  # noqa: SIM115 - closed below
+        # A fork server and its children share one cgroup: room for two concurrent
+        # evaluations plus the server. Each child sets its own CPU and address-space limits.
+        update: dict[str, float] = {"memory_mb": self.sandbox.limits.memory_mb * 3}
+        if long_lived:
+            update["cpu_s"] = 10**7
+        limits = self.sandbox.limits.model_copy(update=update)
+        try:
+            proc = self.sandbox._spawn(
+                argv,
+                workspace=False,
+                mounts=mounts,
+                chdir=self.inside_dir,
+                stdin=subprocess.PIPE,
+                stderr=log.fileno(),
+                limits=limits,
+            )
+        finally:
+            log.close()
+        assert proc.popen.stdin is not None and proc.popen.stdout is not None
+        return WorkerHandle(
+            stdin=proc.popen.stdin,
+            stdout=proc.popen.stdout,
+            pid=proc.popen.pid,
+            _kill=lambda: self.sandbox._forget(proc),
+            _poll=proc.popen.poll,
+        )
+
+    def worker_log(self) -> str:
+        """The tail of the workers' stderr (for scorer error messages)."""
+        try:
+            data = (self.sandbox._dir / "worker.log").read_bytes()
+        except OSError:
+            return ""
+        return data[-2000:].decode("utf-8", errors="replace")
+
+
+# ------------------------------------------------------------------------- cleanup
+
+_handlers_installed = False
+
+
+def _finalize(path: pathlib.Path, procs: set[_Process]) -> None:
+    for p in list(procs):
+        p.kill()
+    with contextlib.suppress(OSError):
+        force_rmtree(path)
+
+
+def _close_all() -> None:
+    for sb in list(_live):
+        with contextlib.suppress(Exception):
+            sb.close()
+
+
+def _install_exit_handlers() -> None:
+    """Close every sandbox at interpreter exit and on SIGTERM/SIGHUP (then die as before)."""
+    global _handlers_installed
+    if _handlers_installed:
+        return
+    _handlers_installed = True
+    atexit.register(_close_all)
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        previous = signal.getsignal(sig)
+        if previous not in (signal.SIG_DFL, None):
+            continue  # the application handles it; atexit still cleans up on sys.exit
+
+        def handler(signum: int, frame: object, _sig: int = sig) -> None:
+            _close_all()
+            signal.signal(_sig, signal.SIG_DFL)
+            os.kill(os.getpid(), _sig)
+
+        with contextlib.suppress(ValueError, OSError):
+            signal.signal(sig, handler)
+
+
+_STALE = re.compile(r"^(\d+)-\d+-[0-9a-f]+$")
+_STALE_CGROUP = re.compile(rf"^{_BASE_NAME}-(\d+)-\d+-[0-9a-f]+-\d+$")
+
+
+def _dead(pid: int) -> bool:
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+def _sweep_stale(parent: pathlib.Path) -> None:
+    """Remove sandboxes and cgroups left by processes that died without cleaning up."""
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        entries = []
+    for e in entries:
+        m = _STALE.match(e.name)
+        if m and _dead(int(m.group(1))):
+            with contextlib.suppress(OSError):
+                force_rmtree(pathlib.Path(e.path))
+    # Our cgroups live under the creating process's cgroup; look at its siblings too (a
+    # process manager may give every job its own cgroup).
+    parents: set[pathlib.Path] = set()
+    for p in _cgroups().parents.values():
+        parents.add(p)
+        with contextlib.suppress(OSError):
+            parents.update(d for d in p.parent.iterdir() if d.is_dir())
+    for cg_parent in parents:
+        try:
+            names = [n for n in os.listdir(cg_parent) if n.startswith(_BASE_NAME)]
+        except OSError:
+            continue
+        for name in names:
+            m = _STALE_CGROUP.match(name)
+            if m and _dead(int(m.group(1))):
+                cg = _Cgroup.__new__(_Cgroup)
+                cg.dirs = [cg_parent / name]
+                cg.close()
