@@ -72,6 +72,7 @@ class AgentState:
     tokens: int = 0
     actions: int = 0
     messages: list[dict] = field(default_factory=list)
+    team: str | None = None  # the status line's team part, built once
 
 
 def _cap(text: str, limit: int) -> str:
@@ -486,19 +487,23 @@ class Episode:
             + "."
         )
 
-    def status_line(self, st: AgentState) -> str:
+    def _team(self, st: AgentState) -> str:
         n = len(self.agents)
-        others = n - 1
-        if others == 0:
-            team = "you work alone"
-        elif others <= 8:
-            team = "teammates: " + ", ".join(a.name for a in self.agents if a is not st)
-        else:
-            team = f"teammates: {others} others (agent_0 .. agent_{n - 1})"
-        left = max(self.time_cap - self.clock.now, 0.0)
+        if n == 1:
+            return "you work alone"
+        if n <= 9:
+            return "teammates: " + ", ".join(name for name in self.names if name != st.name)
+        return f"teammates: {n - 1} others (agent_0 .. agent_{n - 1})"
+
+    def status_line(self, st: AgentState) -> str:
+        """The last line of every observation: time, score, who you are, your team."""
+        if st.team is None:
+            st.team = self._team(st)
+        now = self.clock.now
+        left = self.time_cap - now if now < self.time_cap else 0.0
         return (
-            f"[t={self.clock.now:.1f}s, {left:.1f}s left | tests {self.passed}/{self.tests_total} "
-            f"passing | you are {st.name} | {team}]"
+            f"[t={now:.1f}s, {left:.1f}s left | tests {self.passed}/{self.tests_total} "
+            f"passing | you are {st.name} | {st.team}]"
         )
 
     def _observe(self, st: AgentState, ready: bool | None = None) -> None:
