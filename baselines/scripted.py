@@ -12,7 +12,9 @@ how the swarm organises itself:
 - `leader`: agent_0 assigns units round-robin with direct messages; the others
   wait for their assignments.
 
-Actions carry a modelled `usage` (tokens), as an LLM client would report it.
+Actions carry a modelled `usage`, as an LLM client would report it: the tokens of the
+call itself plus `reasoning_tokens` of thinking (output), and the latest observation
+(input).
 """
 
 from __future__ import annotations
@@ -68,9 +70,13 @@ def _call(name: str, tokens: int = 120, **arguments: Any) -> dict:
     return {"name": name, "arguments": arguments, "usage": {"output_tokens": tokens}}
 
 
-def _with_input(action: dict, observation: str) -> dict:
-    # The agent "read" its latest observation: that is its prompt, 4 characters a token.
-    usage = {**action["usage"], "input_tokens": (len(observation) + 3) // 4}
+def _with_usage(action: dict, observation: str, reasoning_tokens: int) -> dict:
+    # The agent "read" its latest observation (its prompt, 4 characters a token) and
+    # "thought" before calling the tool, as an LLM agent would.
+    usage = {
+        "output_tokens": action["usage"]["output_tokens"] + reasoning_tokens,
+        "input_tokens": (len(observation) + 3) // 4,
+    }
     return {**action, "usage": usage}
 
 
@@ -83,6 +89,7 @@ class ScriptedAgent:
     strategy: Strategy = "claim"
     num_agents: int = 1
     seed: int = 0
+    reasoning_tokens: int = 200
     finished: set[str] = field(default_factory=set)
     claimed: set[str] = field(default_factory=set)
     assigned: list[str] = field(default_factory=list)
@@ -127,7 +134,7 @@ class ScriptedAgent:
 
     def act(self, observation: str, info: dict) -> dict:
         """The next action, given the agent's latest observation and info."""
-        return _with_input(self._next(info), observation)
+        return _with_usage(self._next(info), observation, self.reasoning_tokens)
 
     def _next(self, info: dict) -> dict:
         self._read(info)
@@ -217,10 +224,16 @@ def _topological(units: list[Unit]) -> list[str]:
 
 
 def make_team(
-    task: Task, num_agents: int, strategy: Strategy = "claim", seed: int = 0
+    task: Task,
+    num_agents: int,
+    strategy: Strategy = "claim",
+    seed: int = 0,
+    reasoning_tokens: int = 200,
 ) -> dict[str, ScriptedAgent]:
     """One scripted agent per agent name."""
     return {
-        f"agent_{i}": ScriptedAgent(f"agent_{i}", task, strategy, num_agents, seed)
+        f"agent_{i}": ScriptedAgent(
+            f"agent_{i}", task, strategy, num_agents, seed, reasoning_tokens=reasoning_tokens
+        )
         for i in range(num_agents)
     }
