@@ -130,8 +130,8 @@ class Usage(BaseModel):
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
-    output_tokens: int = Field(default=0, ge=0)
-    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0, le=10_000_000)
+    input_tokens: int = Field(default=0, ge=0, le=100_000_000)
 
 
 class ToolCall(BaseModel):
@@ -229,7 +229,7 @@ def parse_action(
             raise ActionError(f"{name}: 'arguments' is not valid JSON ({e})") from None
     if not isinstance(args, dict):
         raise ActionError(f"{name}: 'arguments' must be an object, got {type(args).__name__}")
-    unknown = sorted(set(data) - {"name", "arguments", "usage", "content"})
+    unknown = sorted(map(str, set(data) - {"name", "arguments", "usage", "content"}))
     if unknown:
         raise ActionError(
             f"{name}: unexpected fields {unknown} next to the call; "
@@ -248,7 +248,22 @@ def parse_action(
         parsed = TOOLS[name].model_validate(args)
     except ValidationError as e:
         raise ActionError(f"{name}: {_describe(e, TOOLS[name])}") from None
+    for field_name, value in parsed:
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, str) and not _encodable(text):
+                raise ActionError(
+                    f"{name}: argument {field_name!r} contains an unpaired surrogate; "
+                    "send valid UTF-8 text"
+                )
     return name, parsed, usage, text_len
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _first_error(e: ValidationError) -> str:
@@ -277,10 +292,10 @@ def estimate_tokens(chars: int) -> int:
     return (chars + 3) // 4
 
 
-_AGENT = re.compile(r"^agent_(\d+)$")
+_AGENT = re.compile(r"agent_(0|[1-9]\d*)")
 
 
 def agent_index(name: str) -> int | None:
     """Index of an agent name like 'agent_3', or None."""
-    m = _AGENT.match(name)
+    m = _AGENT.fullmatch(name)
     return int(m.group(1)) if m else None

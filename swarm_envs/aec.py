@@ -57,6 +57,7 @@ class SwarmAECEnv(SwarmBase, AECEnv):
             ep.submit(i, action)
             ep.mark_busy(i)
             self.infos[agent] = ep.agents[i].info
+            ep.check_budgets()
         reward = 0.0
         while not ep.ready and not ep.ended:
             if self.config.sync == "event":
@@ -77,6 +78,7 @@ class SwarmAECEnv(SwarmBase, AECEnv):
             self.infos[self.possible_agents[j]] = ep.agents[j].info
         if reward:
             self.rewards = dict.fromkeys(self.agents, reward)
+        ep.record_step(reward, changed)
         self.agent_selection = self._next_ready()
         self._accumulate_rewards()
         if self.render_mode == "human":

@@ -60,7 +60,9 @@ class TimeModel(_Model):
     )
     tool_s: dict[str, float] = Field(
         default_factory=_default_tool_seconds,
-        description="modelled duration of each tool; unspecified tools keep their default",
+        description="modelled duration of each tool; unspecified tools keep their default. "
+        "A full run_tests takes the task's modelled suite duration, a selection its share "
+        "of it, at least tool_s['run_tests'] (default 0.5)",
     )
     message_latency_s: float = Field(
         default=1.0, ge=0, description="delay between sending a message and its delivery"
@@ -100,7 +102,10 @@ class EnvConfig(_Model):
         default=3600.0, gt=0, description="virtual seconds before the episode is truncated"
     )
     token_budget: int | None = Field(
-        default=None, gt=0, description="tokens (all agents together) before truncation"
+        default=None,
+        gt=0,
+        description="tokens of all agents together; the episode is truncated at the end of "
+        "the step in which the total reaches it",
     )
     max_observation_chars: int = Field(
         default=12_000, ge=512, le=1_000_000, description="cap on one observation's text"

@@ -15,8 +15,10 @@ before its observation time, and nothing later.
 
 from __future__ import annotations
 
+import logging
 import math
 import time as wallclock
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +36,7 @@ from swarm_envs.spaces import Observation
 from swarm_envs.task import Task
 from swarm_envs.workspace import Workspace
 
+logger = logging.getLogger("swarm_envs")
 FILE_CHANGING = frozenset({"write_file", "edit_file", "run_command"})
 TRUNCATED_MARK = "\n[... truncated {n} characters ...]\n"
 
@@ -116,6 +119,7 @@ class Episode:
         self.task = task
         self.config = config
         self.names = agent_names(config.num_agents)
+        self._index = {name: i for i, name in enumerate(self.names)}
         self.time_cap = config.time_cap_s
         self.sandbox: Sandbox | None = None
         self.scorer: Scorer | None = None
@@ -132,7 +136,7 @@ class Episode:
                 from swarm_envs.error import ConfigError
 
                 raise ConfigError(f"time_cap={time_cap!r}: expected a positive number of seconds")
-            self.time_cap = float(time_cap)
+        self.time_cap = float(time_cap) if time_cap is not None else self.config.time_cap_s
         self.seed = seed
         self.np_random = np.random.default_rng(seed)
         n = self.config.num_agents
@@ -202,7 +206,11 @@ class Episode:
             error = None
         except ActionError as e:
             tool, args, usage, error = "invalid", None, None, str(e)
-            chars = len(action) if isinstance(action, str | bytes) else len(repr(action)[:100_000])
+            chars = len(action) if isinstance(action, str | bytes) else 100
+        except Exception as e:  # untrusted input must never crash the episode
+            logger.exception("parsing an action of %s failed", st.name)
+            tool, args, usage, error = "invalid", None, None, f"cannot parse the action: {e!r}"
+            chars = 100
         if usage is not None:
             out_tok, in_tok = usage.output_tokens, usage.input_tokens
         else:
@@ -313,9 +321,7 @@ class Episode:
         assert p is not None
         now = self.clock.now
         if p.applied:  # measured mode: the agent returns after the tool's wall time
-            st.pending = None
-            st.ready = True
-            self.ready.add(i)
+            self._finish(st, p)
             return
         st.last_tool = p.tool
         if p.error is not None:
@@ -326,6 +332,9 @@ class Episode:
                 st.result, st.error = self._apply(st, p.tool, p.args), None
             except ActionError as e:
                 st.result, st.error = None, str(e)
+            except Exception as e:  # a bug of ours must not end the episode: report it
+                logger.exception("tool %s of %s failed", p.tool, st.name)
+                st.result, st.error = None, f"{p.tool} failed inside the environment: {e!r}"
             if self.config.time.measured and p.tool != "wait":
                 p.applied = True
                 self.clock.schedule(i, now + (wallclock.perf_counter() - t0))
@@ -334,15 +343,18 @@ class Episode:
                 return
         if self.recorder:
             self.recorder.effect(now, st.name, p.tool, st.result, st.error)
+        self._finish(st, p)
+
+    def _finish(self, st: AgentState, p: _Pending) -> None:
         st.pending = None
         st.waiting = False
-        self.completed.append(i)
-        if p.tool == "done" and p.error is None:
+        self.completed.append(st.index)
+        if p.tool == "done" and p.error is None and st.error is None:
             st.done = True
             st.ready = False
         else:
             st.ready = True
-            self.ready.add(i)
+            self.ready.add(st.index)
 
     # ------------------------------------------------------------------ tools
 
@@ -381,8 +393,8 @@ class Episode:
             )
             return f"$ {args.command}\n{res.output}\n[{status}]"
         if tool == "send_message":
-            j = A.agent_index(args.to)
-            if j is None or j >= len(self.agents):
+            j = self._index.get(args.to)
+            if j is None:
                 raise ActionError(
                     f"send_message: unknown agent {args.to!r}; agents are agent_0 .. "
                     f"agent_{len(self.agents) - 1}"
@@ -452,7 +464,7 @@ class Episode:
         self.dirty = False
         reward = float(report.passed - self.passed)
         self.passed = report.passed
-        if reward:
+        if report.per_test != self.per_test:  # the same count can hide other changes
             self.per_test = dict(report.per_test)
         if self.passed == self.tests_total and self.tests_total and not self.ended:
             self._end("terminated", "all_tests_pass")
@@ -526,8 +538,9 @@ class Episode:
             )
             msg_text = _cap(msg_text, max(limit // 3, 256))
         budget = limit - len(status) - len(msg_text) - 2
+        body = _cap(body, max(budget, 64)) if body else ""
         if body:
-            parts.append(_cap(body, max(budget, 64)))
+            parts.append(body)
         if msg_text:
             parts.append(msg_text)
         parts.append(status)
@@ -535,6 +548,7 @@ class Episode:
         st.prompt_chars += len(st.obs)
         st.messages = [m.to_dict(self.names) for m in msgs]
         st.info = self._info(st, ready if ready is not None else st.ready)
+        st.info["result"] = body if st.error is None else None
         st.result = st.error = None  # reported once
 
     def _info(self, st: AgentState, ready: bool) -> dict:
@@ -557,8 +571,12 @@ class Episode:
         }
 
     def observe_changed(self) -> list[int]:
-        """Observe the agents that completed an action or are ready; returns them."""
-        changed = sorted(self.ready.union(self.completed))
+        """Observe the agents whose action completed during the step; returns them.
+
+        A ready agent that has not acted keeps its observation (and its undelivered
+        messages wait in its inbox) until its next action completes.
+        """
+        changed = sorted(self.completed)
         self.completed = []
         for i in changed:
             self._observe(self.agents[i])
@@ -570,8 +588,20 @@ class Episode:
         info = dict(st.info)
         info["ready"] = False
         info["busy_until"] = self.clock.due[i]
-        info["error"] = None
+        info["error"] = info["result"] = None
+        info["messages"] = []  # already reported with the previous observation
         st.info = info
+
+    def record_step(self, reward: float, changed: Iterable[int]) -> None:
+        """Write the step (and the end, if it ended) to the recording, if any."""
+        if self.recorder is None:
+            return
+        observations = {self.names[i]: self.agents[i].obs for i in changed}
+        self.recorder.step(self.clock.now, reward, self.passed, observations)
+        if self.ended:
+            self.recorder.end(
+                self.clock.now, self.ended, self.end_reason or "", self.passed, self.tests_total
+            )
 
     def observe_all(self) -> None:
         """Final observations when the episode ends (every agent, with the reason)."""

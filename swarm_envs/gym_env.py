@@ -76,6 +76,7 @@ class SwarmGymEnv(SwarmBase, gymnasium.Env):
         if ep.ended:
             raise gymnasium.error.ResetNeeded("the episode is over; call reset()")
         ep.submit(0, action)
+        ep.check_budgets()
         reward = 0.0
         while not ep.ready and not ep.ended:
             if self.config.sync == "event":
@@ -86,8 +87,10 @@ class SwarmGymEnv(SwarmBase, gymnasium.Env):
             ep.check_budgets()
         if ep.ended:
             ep.observe_all()
+            changed = [0]
         else:
-            ep.observe_changed()
+            changed = ep.observe_changed()
+        ep.record_step(reward, changed)
         if self.render_mode == "human":
             self.render()
         obs, info = self._output()

@@ -120,7 +120,10 @@ class SwarmParallelEnv(SwarmBase, ParallelEnv):
 
     ## Episode End
 
-    Terminated when every test passes or every agent has said `done`; truncated at
+    Terminated when every test passes or every agent has said `done`. An agent that
+    said `done` stays in `agents` (idle, never ready, still sharing the collective
+    reward) until the episode ends; its later actions get an error observation.
+    Truncated at
     the time cap (`time_cap_s`, or `reset(options={"time_cap": ...})`), at the token
     budget, or after repeated scorer failures. `infos[agent]["termination"]` and
     `["truncation"]` give the reason.
@@ -198,15 +201,7 @@ class SwarmParallelEnv(SwarmBase, ParallelEnv):
             truncated = dict.fromkeys(live, ep.ended == "truncated")
         else:
             terminated, truncated = self._false.copy(), self._false.copy()
-        if ep.recorder:
-            ep.recorder.step(
-                ep.now,
-                reward,
-                ep.passed,
-                {self.possible_agents[i]: ep.agents[i].obs for i in changed},
-            )
-            if ep.ended:
-                ep.recorder.end(ep.now, ep.ended, ep.end_reason or "", ep.passed, ep.tests_total)
+        ep.record_step(reward, changed)
         if ep.ended:
             self.agents = []
         if self.render_mode == "human":

@@ -145,9 +145,17 @@ class Scorer(abc.ABC):
             A `TestReport`; never raises for anything the code under test does.
         """
 
+    @property
+    def collection(self) -> Collection:
+        """The task's canonical tests (collected on first use, then kept)."""
+        coll = getattr(self, "_collection", None)
+        if coll is None:
+            coll = self._collection = collect_test_ids(self.task)
+        return coll
+
     def test_ids(self) -> list[str]:
         """The canonical node ids, collected once from the reference solution (cached per task)."""
-        return list(collect_test_ids(self.task).ids)
+        return list(self.collection.ids)
 
     def close(self) -> None:
         """Stop the scorer's workers (twice-safe). Does not close the sandbox."""
@@ -163,7 +171,7 @@ class Scorer(abc.ABC):
 
     def _select(self, selection: Sequence[str] | None) -> tuple[list[str], list[str]]:
         """(selected canonical ids in suite order, selection entries that matched nothing)."""
-        ids = collect_test_ids(self.task).ids
+        ids = self.collection.ids
         if selection is None:
             return list(ids), []
         if isinstance(selection, str):
@@ -567,7 +575,7 @@ class SubprocessScorer(Scorer):
             self._runs += 1
             rel = f"runs/{self._runs}"
             files = self._snap.take()
-        coll = collect_test_ids(self.task)
+        coll = self.collection
         tree: dict[str, bytes | None] = {r: self._snap.blobs[d] for r, d in files.items()}
         tree.update(coll.test_files)
         self.host.sync(rel, tree)
@@ -638,6 +646,7 @@ class ImportGraph:
 
     def __init__(self) -> None:
         self._parsed: dict[tuple[str, str], tuple[frozenset[str], bool]] = {}
+        self._last: tuple[str, dict[str, frozenset[str]]] | None = None
 
     def _imports(self, rel: str, digest: str, data: bytes) -> tuple[frozenset[str], bool]:
         key = (rel, digest)
@@ -692,6 +701,31 @@ class ImportGraph:
         tests: dict[str, bytes],
     ) -> dict[str, frozenset[str]]:
         """{canonical test file: workspace files it depends on} for every canonical test file."""
+        # The graph only changes when files appear or disappear or their imports change,
+        # not when a function body is edited: reuse the last answer while it holds.
+        sig = hashlib.blake2b(digest_size=16)
+        for rel in sorted(files):
+            if rel.endswith(".py"):
+                names, dyn = self._imports(rel, files[rel], blobs[files[rel]])
+                sig.update(
+                    rel.encode() + (b"!" if dyn else b":") + "|".join(sorted(names)).encode()
+                )
+            else:
+                sig.update(rel.encode() + b"#")
+            sig.update(b"\0")
+        signature = sig.hexdigest()
+        if self._last is not None and self._last[0] == signature:
+            return self._last[1]
+        deps = self._dependencies(files, blobs, tests)
+        self._last = (signature, deps)
+        return deps
+
+    def _dependencies(
+        self,
+        files: dict[str, str],
+        blobs: dict[str, bytes],
+        tests: dict[str, bytes],
+    ) -> dict[str, frozenset[str]]:
         index: dict[str, str] = {}
         for rel in files:
             if rel.endswith(".py"):
@@ -768,6 +802,175 @@ class ImportGraph:
         return deps
 
 
+def skeleton_digest(data: bytes) -> str:
+    """Digest of a Python file without its function bodies (what importing it does).
+
+    Comments, formatting and line numbers do not count; decorators, default values,
+    signatures, docstrings, class bodies and module-level code do. A file that does not
+    parse is its content.
+    """
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return "raw:" + _digest(data)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = node.body[0] if node.body else None
+            keep = (
+                [first]
+                if isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+                else []
+            )
+            node.body = [*keep, ast.Pass()]
+    return "skel:" + _digest(ast.dump(tree, include_attributes=False).encode())
+
+
+def function_digests(data: bytes) -> dict[str, str]:
+    """{qualified function name: digest of its syntax tree} (names as the worker gives them)."""
+    from swarm_envs._pytest_worker import function_names
+
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return {}
+    return {
+        q: _digest(ast.dump(node, include_attributes=False).encode())  # type: ignore[arg-type]
+        for q, node in function_names(tree)
+    }
+
+
+@dataclass
+class _Entry:
+    """Cached outcomes of some tests of one test file, and the state they depend on.
+
+    The tests imported what `static_key` covers (every file the test file can import, by
+    skeleton: what importing it does) and executed `items`: per file, the functions whose
+    bodies ran ("*": the file was read as data, so its whole content counts). `parts`
+    holds, per such file, its content digest and the hash of those functions when the
+    entry was last checked; a file whose content is unchanged need not be looked at again.
+    `items` None means the tests may have run anything: every file counts by content.
+    """
+
+    static_key: str
+    items: dict[str, tuple[str, ...]] | None
+    parts: dict[str, tuple[str, str]]
+    results: dict[str, tuple[bool, str]]
+
+
+class _Keyer:
+    """Validates cache entries against one snapshot of the workspace (memoized)."""
+
+    def __init__(
+        self,
+        files: dict[str, str],
+        blobs: dict[str, bytes],
+        static: dict[str, frozenset[str]],
+        skeletons: dict[str, object],
+        coll: Collection,
+    ):
+        self.files = files
+        self.blobs = blobs
+        self.static = static
+        self.skeletons = skeletons
+        self.coll = coll
+        self._static_memo: dict[str, tuple[str, frozenset[str]]] = {}
+        self._part_memo: dict[tuple[str, str, tuple[str, ...], bool], str] = {}
+        self._all = frozenset(files)
+        self._all_sig: str | None = None
+
+    def _skel(self, digest: str) -> str:
+        s = self.skeletons.get(digest)
+        if s is None:
+            s = self.skeletons[digest] = skeleton_digest(self.blobs[digest])
+        return s  # type: ignore[return-value]
+
+    def _funcs(self, digest: str) -> dict[str, str]:
+        key = "f:" + digest
+        funcs = self.skeletons.get(key)
+        if funcs is None:
+            funcs = self.skeletons[key] = function_digests(self.blobs[digest])
+        return funcs  # type: ignore[return-value]
+
+    def _val(self, rel: str) -> str:
+        """How a file counts when none of its function bodies ran: by its skeleton."""
+        d = self.files.get(rel)
+        if d is None:
+            return "-"
+        return self._skel(d) if rel.endswith(".py") else d
+
+    def static_key(self, tf: str) -> tuple[str, frozenset[str]]:
+        """Key of the test file and of the skeletons of every file it can import."""
+        hit = self._static_memo.get(tf)
+        if hit is None:
+            static = self.static.get(tf, self._all)
+            h = hashlib.blake2b(digest_size=16)
+            h.update(tf.encode() + b"\0" + _digest(self.coll.test_files.get(tf, b"")).encode())
+            for rel in sorted(static):
+                h.update(b"\0" + rel.encode() + b"=" + self._val(rel).encode())
+            hit = self._static_memo[tf] = (h.hexdigest(), static)
+        return hit
+
+    def all_sig(self) -> str:
+        if self._all_sig is None:
+            h = hashlib.blake2b(digest_size=16)
+            for rel in sorted(self._all):
+                h.update(rel.encode() + b"=" + self.files[rel].encode() + b"\0")
+            self._all_sig = h.hexdigest()
+        return self._all_sig
+
+    def part(self, rel: str, names: tuple[str, ...], outside_static: bool) -> str:
+        """Hash of the functions `names` of `rel` (and its skeleton if not imported)."""
+        d = self.files.get(rel)
+        if d is None:
+            return "-"
+        memo_key = (rel, d, names, outside_static)
+        hit = self._part_memo.get(memo_key)
+        if hit is None:
+            h = hashlib.blake2b(digest_size=16)
+            funcs = self._funcs(d) if rel.endswith(".py") else {}
+            for name in names:
+                val = d if name == "*" else funcs.get(name, "-")
+                h.update(name.encode() + b"=" + val.encode() + b"\0")
+            if outside_static:
+                h.update(b"skeleton=" + self._val(rel).encode())
+            hit = self._part_memo[memo_key] = h.hexdigest()
+        return hit
+
+    def make(self, tf: str, executed: frozenset[str] | None, results: dict) -> _Entry:
+        """A new cache entry for tests of `tf` that executed `executed` (None: anything)."""
+        static_key, static = self.static_key(tf)
+        if executed is None:
+            return _Entry(static_key, None, {"*": (self.all_sig(), "")}, dict(results))
+        items: dict[str, list[str]] = {}
+        for item in executed:
+            rel, _, name = item.partition("::")
+            items.setdefault(rel, []).append(name)
+        frozen = {rel: tuple(sorted(names)) for rel, names in items.items()}
+        parts = {
+            rel: (self.files.get(rel, "-"), self.part(rel, names, rel not in static))
+            for rel, names in frozen.items()
+        }
+        return _Entry(static_key, frozen, parts, dict(results))
+
+    def valid(self, tf: str, entry: _Entry) -> bool:
+        """Whether the entry's outcomes still hold in this snapshot (updates its parts)."""
+        if entry.items is None:
+            return entry.parts["*"][0] == self.all_sig()
+        static_key, static = self.static_key(tf)
+        if static_key != entry.static_key:
+            return False
+        for rel, (digest, part) in entry.parts.items():
+            cur = self.files.get(rel, "-")
+            if cur == digest:
+                continue
+            if self.part(rel, entry.items[rel], rel not in static) != part:
+                return False
+            entry.parts[rel] = (cur, part)
+        return True
+
+
 @dataclass
 class _Worker:
     handle: WorkerHandle
@@ -802,7 +1005,7 @@ class FastScorer(Scorer):
         super().__init__(task, sandbox)
         self.host = sandbox.scoring_host()
         _install_worker(self.host)
-        self.coll = collect_test_ids(task)
+        self.coll = self.collection
         self._snap = WorkspaceSnapshot(
             sandbox.root, task, sandbox.limits.file_size_mb * 1024 * 1024
         )
@@ -812,8 +1015,8 @@ class FastScorer(Scorer):
         self._all: list[_Worker] = []
         self._cv = threading.Condition()
         self._lock = threading.Lock()  # snapshot, graph and cache
-        self._cache: dict[str, dict[str, tuple[bool, str]]] = {}
-        self._cache_order: list[str] = []
+        self._entries: dict[str, list[_Entry]] = {}
+        self._skeletons: dict[str, object] = {}
         self._last: tuple[dict[str, str], tuple[str, ...], TestReport] | None = None
         self._deps_for: tuple[dict[str, str], dict[str, frozenset[str]]] | None = None
         self._pool = ThreadPoolExecutor(max_workers=self._n_workers, thread_name_prefix="scorer")
@@ -963,22 +1166,14 @@ class FastScorer(Scorer):
                 logger.warning("scoring failed (%s); retrying once", e)
         return _no_verdict(selected, last, start)
 
-    def _file_keys(self, files: dict[str, str]) -> dict[str, str]:
+    def _static_deps(self, files: dict[str, str]) -> dict[str, frozenset[str]]:
         if self._deps_for is None or self._deps_for[0] != files:
             deps = self._graph.dependencies(files, self._snap.blobs, self.coll.test_files)
             self._deps_for = (files, deps)
-        deps = self._deps_for[1]
-        keys: dict[str, str] = {}
-        for tf in self.coll.by_file:
-            h = hashlib.blake2b(digest_size=16)
-            h.update(tf.encode() + b"\0" + _digest(self.coll.test_files.get(tf, b"")).encode())
-            dep = deps.get(tf)
-            if dep is None:  # not a file we can analyse: depends on everything
-                dep = frozenset(files)
-            for rel in sorted(dep):
-                h.update(b"\0" + rel.encode() + b"\0" + files[rel].encode())
-            keys[tf] = h.hexdigest()
-        return keys
+        return self._deps_for[1]
+
+    def _keyer(self, files: dict[str, str]) -> _Keyer:
+        return _Keyer(files, self._snap.blobs, self._static_deps(files), self._skeletons, self.coll)
 
     def _evaluate(self, selected: list[str], unmatched: list[str], start: float) -> TestReport:
         sel_key = tuple(selected)
@@ -987,34 +1182,33 @@ class FastScorer(Scorer):
             last = self._last
             if last is not None and last[0] == files and last[1] == sel_key:
                 return replace(last[2], wall_s=time.monotonic() - start, cached=True, ran=0)
-            keys = self._file_keys(files)
+            keyer = self._keyer(files)
             blobs = dict(self._snap.blobs)
             by_file: dict[str, list[str]] = {}
             for nid in selected:
                 by_file.setdefault(nid.split("::")[0], []).append(nid)
+            results: dict[str, tuple[bool, str]] = {}
             missing: dict[str, list[str]] = {}
             for tf, nids in by_file.items():
-                cached = self._cache.get(keys[tf], {})
-                miss = [n for n in nids if n not in cached]
-                if miss:
-                    missing[tf] = miss
+                have = self._lookup(tf, keyer)
+                for n in nids:
+                    if n in have:
+                        results[n] = have[n]
+                    else:
+                        missing.setdefault(tf, []).append(n)
         ran = 0
         notes: list[str] = []
         if missing:
             ran = sum(len(v) for v in missing.values())
             chunks = self._split(missing)
             futures = [
-                self._pool.submit(self._run_chunk, files, blobs, chunk, keys) for chunk in chunks
+                self._pool.submit(self._run_chunk, files, blobs, chunk, keyer) for chunk in chunks
             ]
             for f in futures:
-                notes.extend(f.result())
+                got, chunk_notes = f.result()
+                results.update(got)
+                notes.extend(chunk_notes)
         with self._lock:
-            results: dict[str, tuple[bool, str]] = {}
-            for tf, nids in by_file.items():
-                cached = self._cache.get(keys[tf], {})
-                for n in nids:
-                    if n in cached:
-                        results[n] = cached[n]
             default = "not observed to pass (the test run ended early: crash, exit or timeout)"
             per, fails = _report_from(selected, results, {}, default)
             fails.update(_unmatched_failures(unmatched, self.task))
@@ -1030,12 +1224,25 @@ class FastScorer(Scorer):
             )
             self._last = (files, sel_key, report)
             self._snap.prune([files, *(w.state for w in self._all if w is not None)])
+            self._prune_skeletons()
         return report
 
+    def _lookup(self, tf: str, keyer: _Keyer) -> dict[str, tuple[bool, str]]:
+        """Cached outcomes of `tf`'s tests that are still valid in the keyer's state."""
+        have: dict[str, tuple[bool, str]] = {}
+        for entry in self._entries.get(tf, ()):
+            if keyer.valid(tf, entry):
+                have.update(entry.results)
+        return have
+
+    def _prune_skeletons(self) -> None:
+        if len(self._skeletons) > 5_000:
+            self._skeletons.clear()
+
     def _split(self, missing: dict[str, list[str]]) -> list[dict[str, list[str]]]:
-        """Split the test files to run over the workers, balancing by test count."""
-        n = min(self._n_workers, len(missing))
-        if n <= 1 or sum(len(v) for v in missing.values()) < 8:
+        """Split the tests to run over the workers, balancing by test count."""
+        n = min(self._n_workers, sum(len(v) for v in missing.values()) // 4 or 1)
+        if n <= 1:
             return [missing]
         buckets: list[dict[str, list[str]]] = [{} for _ in range(n)]
         loads = [0] * n
@@ -1043,6 +1250,11 @@ class FastScorer(Scorer):
             i = loads.index(min(loads))
             buckets[i][tf] = nids
             loads[i] += len(nids)
+        if sum(1 for b in buckets if b) < n and len(missing) == 1:
+            # One big file: split its tests instead.
+            ((tf, nids),) = missing.items()
+            half = (len(nids) + 1) // 2
+            return [{tf: nids[:half]}, {tf: nids[half:]}]
         return [b for b in buckets if b]
 
     def _run_chunk(
@@ -1050,31 +1262,49 @@ class FastScorer(Scorer):
         files: dict[str, str],
         blobs: dict[str, bytes],
         chunk: dict[str, list[str]],
-        keys: dict[str, str],
-    ) -> list[str]:
+        keyer: _Keyer,
+    ) -> tuple[dict[str, tuple[bool, str]], list[str]]:
         targets = sorted(chunk)
         partial = any(len(v) < len(self.coll.by_file[tf]) for tf, v in chunk.items())
         select_ids = [n for v in chunk.values() for n in v] if partial else None
         rec = self._run_on_worker(files, blobs, targets, select_ids)
-        results = {k: (bool(v[0]), str(v[1])) for k, v in rec.get("results", {}).items()}
+        raw = {k: (bool(v[0]), str(v[1])) for k, v in rec.get("results", {}).items()}
         errors = {k: str(v) for k, v in rec.get("collect_errors", {}).items()}
         notes = [str(n) for n in rec.get("notes", [])]
+        deps = rec.get("deps") or {}
+        everything = bool(deps.get("everything")) or bool(rec.get("tampered"))
+        glob = frozenset(str(f) for f in deps.get("global", []))
+        per_test = deps.get("tests", {})
         default = "not observed to pass" + (f" ({'; '.join(notes)})" if notes else "")
+        out: dict[str, tuple[bool, str]] = {}
+        groups: dict[tuple[str, frozenset[str] | None], dict[str, tuple[bool, str]]] = {}
+        for tf, nids in chunk.items():
+            for n in nids:
+                got = raw.get(n)
+                if got is None:
+                    text = f"collection failed: {errors[tf]}" if tf in errors else default
+                    got = (False, text)
+                out[n] = got
+                mine = per_test.get(n)
+                e = None if everything or mine is None else frozenset(mine) | glob
+                groups.setdefault((tf, e), {})[n] = got
         with self._lock:
-            for tf, nids in chunk.items():
-                entry = self._cache.setdefault(keys[tf], {})
-                self._cache_order.append(keys[tf])
-                for n in nids:
-                    got = results.get(n)
-                    if got is None:
-                        text = f"collection failed: {errors[tf]}" if tf in errors else default
-                        got = (False, text)
-                    entry[n] = got
-            if len(self._cache) > 4096:
-                for k in self._cache_order[: len(self._cache_order) // 2]:
-                    self._cache.pop(k, None)
-                self._cache_order = self._cache_order[len(self._cache_order) // 2 :]
-        return notes
+            for (tf, e), res in groups.items():
+                new = keyer.make(tf, e, res)
+                entries = self._entries.setdefault(tf, [])
+                for entry in entries:
+                    if (entry.static_key, entry.items, entry.parts) == (
+                        new.static_key,
+                        new.items,
+                        new.parts,
+                    ):
+                        entry.results.update(res)
+                        break
+                else:
+                    entries.append(new)
+                    if len(entries) > 256:
+                        del entries[0]
+        return out, notes
 
     def close(self) -> None:
         if self._closed:

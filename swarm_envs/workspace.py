@@ -9,6 +9,7 @@ failed write leaves the old file intact.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
@@ -20,6 +21,15 @@ from swarm_envs.error import ActionError
 MAX_FILE_BYTES = 2_000_000
 MAX_LISTED = 400
 _SKIP_DIRS = {"__pycache__", ".git", ".pytest_cache"}
+
+
+def _occurrences(text: str, old: str, limit: int = 100) -> int:
+    """Occurrences of `old` in `text`, overlapping ones included (up to `limit`)."""
+    count, i = 0, text.find(old)
+    while i >= 0 and count < limit:
+        count += 1
+        i = text.find(old, i + 1)
+    return count
 
 
 class Workspace:
@@ -35,6 +45,10 @@ class Workspace:
         """Normalise an agent-given path to a clean relative POSIX path, or raise."""
         if not isinstance(path, str) or "\x00" in path:
             raise ActionError("path must be a string without NUL characters")
+        try:
+            os.fsencode(path)
+        except UnicodeEncodeError:
+            raise ActionError(f"path {path!r} is not valid UTF-8 text") from None
         p = PurePosixPath(path.replace("\\", "/"))
         if p.is_absolute() or path.startswith("~"):
             raise ActionError(
@@ -59,7 +73,7 @@ class Workspace:
         host = self.root / rel
         try:
             real = host.resolve()
-        except (OSError, RuntimeError):  # a symlink loop
+        except (OSError, RuntimeError, ValueError):  # a symlink loop, a name too long
             raise ActionError(f"path {path!r} cannot be resolved (symlink loop?)") from None
         if real != self.root and self.root not in real.parents:
             raise ActionError(f"path {path!r} points outside the project (through a symlink)")
@@ -116,7 +130,10 @@ class Workspace:
             raise ActionError(
                 f"{rel!r} is {st.st_size} bytes; files over {MAX_FILE_BYTES} are not read"
             )
-        text = host.read_bytes().decode("utf-8", "replace")
+        try:
+            text = host.read_bytes().decode("utf-8", "replace")
+        except OSError as e:
+            raise ActionError(f"cannot read {rel!r}: {e.strerror}") from None
         if start_line is None and end_line is None:
             return text
         lines = text.splitlines(keepends=True)
@@ -159,15 +176,16 @@ class Workspace:
         self._check_writable(rel)
         self._regular(rel, host)
         text = host.read_bytes().decode("utf-8", "surrogateescape")
-        count = text.count(old)
+        count = _occurrences(text, old)
         if count == 0:
             raise ActionError(
                 f"edit_file: the text to replace does not occur in {rel!r} (it may have "
                 "changed since you read it); read the file again and retry"
             )
         if count > 1:
+            times = f"{count} times" if count < 100 else "100 times or more"
             raise ActionError(
-                f"edit_file: the text to replace occurs {count} times in {rel!r}; include "
+                f"edit_file: the text to replace occurs {times} in {rel!r}; include "
                 "more surrounding lines so that it matches exactly once"
             )
         out = text.replace(old, new, 1).encode("utf-8", "surrogateescape")
@@ -180,22 +198,31 @@ class Workspace:
 
     def _atomic_write(self, rel: str, host: Path, data: bytes) -> None:
         # Parent directories are created one by one so that no component can be a
-        # symlink that leads out (a command may have planted one).
+        # symlink that leads out (a command may have planted one); the ones created
+        # are removed again if the write fails, so a failed write changes nothing.
         parent = self.root
-        for part in rel.split("/")[:-1]:
-            parent = parent / part
-            if parent.is_symlink() or (parent.exists() and not parent.is_dir()):
-                raise ActionError(f"{parent.relative_to(self.root)} is not a directory")
-            parent.mkdir(exist_ok=True)
+        created: list[Path] = []
         try:
+            for part in rel.split("/")[:-1]:
+                parent = parent / part
+                if parent.is_symlink() or (parent.exists() and not parent.is_dir()):
+                    raise ActionError(f"{parent.relative_to(self.root)} is not a directory")
+                if not parent.exists():
+                    parent.mkdir()
+                    created.append(parent)
             fd, tmp = tempfile.mkstemp(dir=parent, prefix=".swarm-write-")
-        except OSError as e:
-            raise ActionError(f"cannot write {rel!r}: {e.strerror}") from None
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, host)
-        except OSError as e:
-            Path(tmp).unlink(missing_ok=True)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.chmod(tmp, 0o644)
+                os.replace(tmp, host)
+            except OSError:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except (OSError, ActionError) as e:
+            for d in reversed(created):
+                with contextlib.suppress(OSError):
+                    d.rmdir()
+            if isinstance(e, ActionError):
+                raise
             raise ActionError(f"cannot write {rel!r}: {e.strerror}") from None

@@ -13,10 +13,10 @@ import uuid
 from pathlib import Path
 
 import pytest
-from test_scoring import SOLUTION, put, write_task
-
 from swarm_envs.sandboxes import make_sandbox
 from swarm_envs.sandboxes.local import LocalSandbox, detect_protections
+from test_scoring import SOLUTION, put, write_task
+
 from swarm_envs.scoring import make_scorer
 from swarm_envs.task import register_task
 
@@ -136,8 +136,10 @@ def test_fifos_and_odd_files_do_not_hang_scoring(sandbox, tmp_path):
     task = write_task(tmp_path / "t")
     task.materialize(sandbox.root)
     put(sandbox, "mathy/ops.py", SOLUTION["mathy/ops.py"])
-    sandbox.run("mkfifo mathy/pipe.py; mkfifo data.txt; python -c \"import socket; "
-                "s = socket.socket(socket.AF_UNIX); s.bind('sock')\"")
+    sandbox.run(
+        'mkfifo mathy/pipe.py; mkfifo data.txt; python -c "import socket; '
+        "s = socket.socket(socket.AF_UNIX); s.bind('sock')\""
+    )
     with make_scorer(task, sandbox) as sc:
         r = sc.evaluate()
     assert r.verdict == "ok" and r.passed == 4

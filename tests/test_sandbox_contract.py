@@ -14,10 +14,10 @@ import time
 from pathlib import Path
 
 import pytest
-
-from swarm_envs.error import BackendUnavailable, ConfigError, SandboxError
 from swarm_envs.sandboxes import SandboxLimits, make_sandbox
 from swarm_envs.sandboxes.local import ISOLATIONS, LocalSandbox
+
+from swarm_envs.error import BackendUnavailable, ConfigError, SandboxError
 
 BACKENDS = [f"local-{iso}" for iso in ISOLATIONS] + ["docker"]
 
@@ -126,7 +126,9 @@ def test_timeout_kills_the_whole_process_group(make):
 
 def test_background_processes_do_not_outlive_their_command(make):
     sb = make()
-    r = sb.run("(setsid sleep 973 > /dev/null 2>&1 &); nohup sleep 974 > /dev/null 2>&1 & echo started")
+    r = sb.run(
+        "(setsid sleep 973 > /dev/null 2>&1 &); nohup sleep 974 > /dev/null 2>&1 & echo started"
+    )
     assert r.returncode == 0 and "started" in r.output
     assert r.wall_s < 10
     time.sleep(0.2)
@@ -244,7 +246,9 @@ def test_no_path_outside_the_workspace_is_reachable(make, tmp_path):
         f"cat {secret}; ls {tmp_path}; cat ../../{secret}; ln -s {tmp_path} link; cat link/host-secret.txt"
     )
     assert "do not read" not in r.output
-    r = sb.run(f"echo pwned > {tmp_path}/evil.txt; echo pwned > /tmp/evil.txt; echo pwned > /etc/evil")
+    r = sb.run(
+        f"echo pwned > {tmp_path}/evil.txt; echo pwned > /tmp/evil.txt; echo pwned > /etc/evil"
+    )
     assert not (tmp_path / "evil.txt").exists()
     assert not Path("/etc/evil").exists()
 

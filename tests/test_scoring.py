@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
+from swarm_envs.sandboxes import make_sandbox
 
 from swarm_envs.error import ConfigError
-from swarm_envs.sandboxes import make_sandbox
 from swarm_envs.scoring import FastScorer, TestReport, collect_test_ids, make_scorer
 from swarm_envs.task import Task
 
@@ -51,7 +51,7 @@ STUB_OPS = textwrap.dedent(
         raise NotImplementedError
     """
 )
-STUB_TEXT = 'def shout(s):\n    raise NotImplementedError\n'
+STUB_TEXT = "def shout(s):\n    raise NotImplementedError\n"
 TESTS = {
     "test_ops.py": textwrap.dedent(
         """\
@@ -117,7 +117,11 @@ def write_task(
     root.mkdir(parents=True, exist_ok=True)
     solution = SOLUTION if solution is None else solution
     tests = TESTS if tests is None else tests
-    start = {**SOLUTION, "mathy/ops.py": STUB_OPS, "mathy/text.py": STUB_TEXT} if start is None else start
+    start = (
+        {**SOLUTION, "mathy/ops.py": STUB_OPS, "mathy/text.py": STUB_TEXT}
+        if start is None
+        else start
+    )
     (root / "task.toml").write_text(
         f'name = "{name}"\ndescription = "a test task"\nsuite = "custom"\n'
         f"[tests]\ntimeout_s = {timeout_s}\n"
@@ -174,7 +178,11 @@ def test_start_state_fails_everything(scorer):
 
 
 def test_progress_is_counted_per_test(scorer, sandbox):
-    put(sandbox, "mathy/ops.py", "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return 0\n")
+    put(
+        sandbox,
+        "mathy/ops.py",
+        "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return 0\n",
+    )
     r = scorer.evaluate()
     assert r.verdict == "ok"
     assert {k for k, v in r.per_test.items() if v} == {
@@ -240,6 +248,62 @@ def test_fast_caches_unchanged_tree_and_reruns_only_affected_files(task, sandbox
         assert back.cached and back.passed == 0
 
 
+def test_function_level_tracking_is_sound(tmp_path, sandbox):
+    """Edits to function bodies re-run only the tests that executed them; anything that
+    runs at import, or code run out of the tracker's sight, re-runs every dependent test."""
+    solution = {
+        **SOLUTION,
+        "mathy/__init__.py": "from .ops import add, mul\nfrom .text import shout\n",
+        "mathy/ops.py": "from .text import shout\n\n\ndef add(a, b):\n    return a + b\n\n\n"
+        "def mul(a, b):\n    return a * b\n\n\ndef loud_add(a, b):\n    return shout(str(a + b))\n",
+    }
+    task = write_task(tmp_path / "t", solution=solution, start=solution)
+    task.materialize(sandbox.root)
+    with make_scorer(task, sandbox) as sc:
+        assert sc.evaluate().passed == 7
+        # mul's body: only the two mul tests executed it.
+        put(sandbox, "mathy/ops.py", solution["mathy/ops.py"].replace("a * b", "b * a"))
+        assert sc.evaluate().ran == 2
+        # loud_add is executed by no test: nothing re-runs, although everyone imports it.
+        put(sandbox, "mathy/ops.py", solution["mathy/ops.py"].replace("str(a + b)", "str(b + a)"))
+        assert sc.evaluate().ran == 0
+        # A new module-level name changes what importing does: all 7 re-run.
+        put(sandbox, "mathy/ops.py", "X = 1\n" + solution["mathy/ops.py"])
+        assert sc.evaluate().ran == 7
+        # A default value is evaluated at import: also everyone's.
+        put(sandbox, "mathy/text.py", 'def shout(s, end="!"):\n    return s.upper() + end\n')
+        assert sc.evaluate().ran == 7
+        put(sandbox, "mathy/text.py", 'def shout(s, end="?"):\n    return s.upper() + "!"\n')
+        assert sc.evaluate().ran == 7
+        # Function called at import time: its body counts for every test.
+        put(
+            sandbox,
+            "mathy/text.py",
+            'def shout(s):\n    return s.upper() + "!"\n\n\n'
+            "def _init():\n    return 1\n\n\nREADY = _init()\n",
+        )
+        assert sc.evaluate().ran == 7
+        put(
+            sandbox,
+            "mathy/text.py",
+            'def shout(s):\n    return s.upper() + "!"\n\n\n'
+            "def _init():\n    return 2\n\n\nREADY = _init()\n",
+        )
+        assert sc.evaluate().ran == 7
+        # A test run that starts a process: its dependencies are everything.
+        put(
+            sandbox,
+            "mathy/text.py",
+            "import subprocess\n\n\ndef shout(s):\n"
+            '    subprocess.run(["true"])\n    return s.upper() + "!"\n',
+        )
+        assert sc.evaluate().passed == 7
+        ops = "X = 1\n" + solution["mathy/ops.py"]
+        put(sandbox, "mathy/ops.py", ops.replace("return shout(", "return  shout("))
+        r = sc.evaluate()
+        assert r.ran == 3  # the text tests ran something out of sight: they re-run
+
+
 def test_fast_follows_transitive_and_dynamic_imports(tmp_path, sandbox):
     solution = {
         **SOLUTION,
@@ -253,12 +317,22 @@ def test_fast_follows_transitive_and_dynamic_imports(tmp_path, sandbox):
         assert sc.evaluate().passed == 7
         put(sandbox, "mathy/helpers.py", "def one():\n    return 2\n")
         r = sc.evaluate()
-        assert r.ran == 4 and r.passed == 5  # add() broke through the helper
-        # A dynamic import makes the file depend on every Python file.
-        put(sandbox, "mathy/text.py", 'import importlib\n\n\ndef shout(s):\n    return s.upper() + "!"\n')
+        # Only the tests that executed one() (through add) re-run; mul's tests import
+        # helpers.py too, but never ran its function bodies.
+        assert r.ran == 2 and r.passed == 5
+        # A change at module level (what importing does) re-runs every importer.
+        put(sandbox, "mathy/helpers.py", "LIMIT = 3\n\n\ndef one():\n    return 2\n")
+        assert sc.evaluate().ran == 4
+        # A dynamic import makes the file depend on every Python file's skeleton.
+        put(
+            sandbox,
+            "mathy/text.py",
+            'import importlib\n\n\ndef shout(s):\n    return s.upper() + "!"\n',
+        )
         assert sc.evaluate().ran == 3
-        put(sandbox, "mathy/helpers.py", "def one():\n    return 3\n")
-        assert sc.evaluate().ran == 7
+        put(sandbox, "mathy/helpers.py", "LIMIT = 4\n\n\ndef one():\n    return 1\n")
+        r = sc.evaluate()
+        assert r.ran == 7 and r.passed == 7
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -325,7 +399,11 @@ def test_hang_fails_only_the_hanging_test(tmp_path, sandbox):
     task.materialize(sandbox.root)
     for rel, text in SOLUTION.items():
         put(sandbox, rel, text)
-    put(sandbox, "mathy/text.py", 'def shout(s):\n    while not s:\n        pass\n    return s.upper() + "!"\n')
+    put(
+        sandbox,
+        "mathy/text.py",
+        'def shout(s):\n    while not s:\n        pass\n    return s.upper() + "!"\n',
+    )
     with FastScorer(task, sandbox, test_timeout_s=1.0) as sc:
         t0 = time.monotonic()
         r = sc.evaluate()
@@ -383,3 +461,110 @@ def test_scoring_leaves_no_processes_or_directories(task):
             except OSError:
                 continue
             assert str(base).encode() not in cmd
+
+
+# ------------------------------------------------- differential check of the fast cache
+
+
+def _formula_source(m: int, funcs: dict, const: int) -> str:
+    lines = [f'"""Generated module m{m}."""', ""]
+    deps = sorted({f[1][0] for (mm, _), f in funcs.items() if mm == m and f[0] == "call"})
+    lines += [f"from . import m{d}" for d in deps]
+    lines += ["", f"CONST = {const}", ""]
+    for (mm, k), f in sorted(funcs.items()):
+        if mm != m:
+            continue
+        if f[0] == "lin":
+            body = f"return x * {f[1]} + {f[2]}"
+        elif f[0] == "const":
+            body = "return x + CONST"
+        else:
+            (m2, k2), c = f[1], f[2]
+            body = f"return m{m2}.f{k2}(x) + {c}"
+        lines += ["", f"def f{k}(x):", f'    """f{k} of m{m}."""', f"    {body}", ""]
+    return "\n".join(lines)
+
+
+def _value(funcs: dict, consts: dict, m: int, k: int, x: int) -> int:
+    f = funcs[(m, k)]
+    if f[0] == "lin":
+        return x * f[1] + f[2]
+    if f[0] == "const":
+        return x + consts[m]
+    (m2, k2), c = f[1], f[2]
+    return _value(funcs, consts, m2, k2, x) + c
+
+
+@pytest.mark.timeout(300)
+def test_fast_cache_agrees_with_a_fresh_run_under_random_edits(tmp_path, sandbox):
+    """Random edits to bodies, constants and call structure: the fast scorer (cache,
+    import graph, function-level tracking) must agree with the naive scorer every time."""
+    import random
+
+    rng = random.Random(1234)
+    n_mod, n_fun = 5, 4
+    funcs: dict = {}
+    for m in range(n_mod):
+        for k in range(n_fun):
+            kind = rng.choice(["lin", "lin", "const"] + (["call", "call"] if m else []))
+            if kind == "lin":
+                funcs[(m, k)] = ("lin", rng.randint(1, 9), rng.randint(0, 9))
+            elif kind == "const":
+                funcs[(m, k)] = ("const",)
+            else:
+                funcs[(m, k)] = (
+                    "call",
+                    (rng.randrange(m), rng.randrange(n_fun)),
+                    rng.randint(0, 9),
+                )
+    consts = {m: rng.randint(0, 9) for m in range(n_mod)}
+    solution = {"gen/__init__.py": '"""Generated."""\n'}
+    solution.update({f"gen/m{m}.py": _formula_source(m, funcs, consts[m]) for m in range(n_mod)})
+    tests = {}
+    for m in range(n_mod):
+        body = [f"from gen.m{m} import *\n"]
+        for k in range(n_fun):
+            for x in (1, 2):
+                body.append(
+                    f"\ndef test_f{k}_{x}():\n    assert f{k}({x}) == {_value(funcs, consts, m, k, x)}\n"
+                )
+        tests[f"test_m{m}.py"] = "".join(body)
+    task = write_task(tmp_path / "gen", solution=solution, tests=tests, start=solution)
+    task.materialize(sandbox.root)
+    ref_funcs, ref_consts = dict(funcs), dict(consts)
+    with make_scorer(task, sandbox) as fast, make_scorer(task, sandbox, kind="subprocess") as slow:
+        assert fast.evaluate().passed == n_mod * n_fun * 2
+        for step in range(14):
+            m = rng.randrange(n_mod)
+            what = rng.choice(["body", "body", "const", "revert", "rewire"])
+            if what == "body":
+                k = rng.randrange(n_fun)
+                if funcs[(m, k)][0] == "lin":
+                    funcs[(m, k)] = ("lin", rng.randint(1, 9), rng.randint(0, 9))
+                elif funcs[(m, k)][0] == "call":
+                    funcs[(m, k)] = ("call", funcs[(m, k)][1], rng.randint(0, 9))
+            elif what == "const":
+                consts[m] = rng.randint(0, 9)
+            elif what == "revert":
+                for k in range(n_fun):
+                    funcs[(m, k)] = ref_funcs[(m, k)]
+                consts[m] = ref_consts[m]
+            elif m:
+                k = rng.randrange(n_fun)
+                funcs[(m, k)] = (
+                    "call",
+                    (rng.randrange(m), rng.randrange(n_fun)),
+                    rng.randint(0, 9),
+                )
+            put(sandbox, f"gen/m{m}.py", _formula_source(m, funcs, consts[m]))
+            a, b = fast.evaluate(), slow.evaluate()
+            assert a.verdict == b.verdict == "ok"
+            assert a.per_test == b.per_test, (step, what, m)
+            truth = {
+                f"tests/test_m{mm}.py::test_f{k}_{x}": _value(funcs, consts, mm, k, x)
+                == _value(ref_funcs, ref_consts, mm, k, x)
+                for mm in range(n_mod)
+                for k in range(n_fun)
+                for x in (1, 2)
+            }
+            assert a.per_test == truth, (step, what, m)

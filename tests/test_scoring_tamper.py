@@ -12,9 +12,9 @@ import base64
 import textwrap
 
 import pytest
+from swarm_envs.sandboxes import make_sandbox
 from test_scoring import OPS_IDS, SOLUTION, STUB_TEXT, TEXT_IDS, put, write_task
 
-from swarm_envs.sandboxes import make_sandbox
 from swarm_envs.scoring import FastScorer, SubprocessScorer
 
 HONEST = dict.fromkeys(OPS_IDS, True) | dict.fromkeys(TEXT_IDS, False)
@@ -60,7 +60,7 @@ FILE_ATTACKS: dict[str, dict[str, str]] = {
     "tox_ini": {"tox.ini": "[pytest]\naddopts = -k 'not text'\n"},
     "setup_cfg": {"setup.cfg": "[tool:pytest]\naddopts = -k 'not text'\n"},
     "pyproject_toml": {
-        "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "-k \'not text\'"\n'
+        "pyproject.toml": "[tool.pytest.ini_options]\naddopts = \"-k 'not text'\"\n"
         'python_functions = "nothing"\n'
     },
     "sitecustomize": {"sitecustomize.py": PATCH_PYTEST},
@@ -173,6 +173,69 @@ CODE_ATTACKS: dict[str, str] = {
     ),
 }
 
+FAKE_TESTS = textwrap.dedent(
+    """\
+    def test_shout():
+        pass
+
+    def test_empty():
+        pass
+
+    def test_type():
+        pass
+    """
+)
+
+# Code in mathy/__init__.py, which runs during collection, before tests/test_text.py is
+# imported: attempts to have pytest load other code as the canonical test module.
+INIT_ATTACKS: dict[str, str] = {
+    "fake_test_module_in_sys_modules": textwrap.dedent(
+        """\
+        import os, sys, types
+        fake = types.ModuleType("test_text")
+        fake.__file__ = os.path.join(os.getcwd(), "tests", "test_text.py")
+        exec(%r, fake.__dict__)
+        sys.modules["test_text"] = fake
+        """
+    )
+    % FAKE_TESTS,
+    "meta_path_finder": textwrap.dedent(
+        """\
+        import importlib.abc, importlib.util, os, sys
+
+        class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+            def find_spec(self, name, path=None, target=None):
+                if name == "test_text":
+                    origin = os.path.join(os.getcwd(), "tests", "test_text.py")
+                    return importlib.util.spec_from_loader(name, self, origin=origin)
+
+            def create_module(self, spec):
+                return None
+
+            def exec_module(self, module):
+                module.__file__ = module.__spec__.origin
+                exec(%r, module.__dict__)
+
+        sys.meta_path.insert(0, Finder())
+        """
+    )
+    % FAKE_TESTS,
+    "patch_assertion_rewriting": textwrap.dedent(
+        """\
+        import _pytest.assertion.rewrite as rw
+        orig = rw._rewrite_test
+
+        def fake(fn, config):
+            if str(fn).endswith("test_text.py"):
+                return orig.__code__ and (b"", compile(%r, str(fn), "exec"))
+            return orig(fn, config)
+
+        rw._rewrite_test = fake
+        """
+    )
+    % FAKE_TESTS,
+}
+
 # Attacks on the harness itself are detected; the whole run then counts as failing.
 HARNESS_ATTACKS = {
     "forge_records_with_the_real_channel",
@@ -279,6 +342,16 @@ def test_misbehaving_code_does_not_pay(attack, task, honest):
             elif sc.kind == "fast":
                 # The fork server isolates the damage: the ops tests still pass.
                 assert all(r.per_test[i] for i in OPS_IDS), (attack, r.failures)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("attack", sorted(INIT_ATTACKS))
+def test_loading_other_code_as_canonical_tests_does_not_pay(attack, task, honest):
+    agent_writes(honest, {"mathy/__init__.py": INIT_ATTACKS[attack]})
+    for sc in scorers(task, honest):
+        with sc:
+            r = sc.evaluate()
+            _assert_no_gain(r, sc.kind)
 
 
 @pytest.mark.slow

@@ -206,11 +206,12 @@ def test_done_and_action_after_done(make_env):
         {"agent_0": call("done", tokens=1), "agent_1": call("wait", tokens=1, seconds=5)}
     )
     assert infos["agent_0"]["done"] and not term["agent_0"] and not infos["agent_0"]["ready"]
+    assert infos["agent_1"]["ready"] and infos["agent_1"]["time"] == 6.0  # nobody else was ready
     _, _, _, _, infos = env.step(
         {"agent_0": call("list_files"), "agent_1": call("list_files", tokens=1)}
     )
     assert "already said done" in infos["agent_0"]["error"]
-    assert infos["agent_1"]["ready"] and infos["agent_1"]["time"] == 6.0
+    assert infos["agent_1"]["ready"] and infos["agent_1"]["time"] == 8.0
     _, _, term, _, infos = env.step({"agent_1": call("done", tokens=1)})
     assert all(term.values()) and infos["agent_1"]["termination"] == "all_done"
     assert env.agents == []
