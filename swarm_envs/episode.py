@@ -346,6 +346,10 @@ class Episode:
         self._finish(st, p)
 
     def _finish(self, st: AgentState, p: _Pending) -> None:
+        # A message from an agent completing at the same instant may have scheduled a
+        # wake-up for this (waiting) agent after it was popped: that entry is void now.
+        if self.clock.due[st.index] is not None:
+            self.clock.cancel(st.index)
         st.pending = None
         st.waiting = False
         self.completed.append(st.index)

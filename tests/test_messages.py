@@ -138,3 +138,28 @@ def test_everyone_waiting_forever_truncates_at_cap(make_env):
     assert all(trunc.values()) and not any(term.values())
     assert infos["agent_0"]["truncation"] == "time_cap"
     assert env.episode.now == 50
+
+
+def test_wake_for_an_agent_completing_at_the_same_instant(make_env):
+    # agent_1's wait and agent_0's send complete at the same time; the send schedules a
+    # wake-up for agent_1, which is already completing: it must not fire again later.
+    for sync in ("event", "round"):
+        env = make_env("calc", num_agents=2, sync=sync, time_cap_s=100)
+        env.reset(seed=0)
+        _, _, _, _, infos = env.step(
+            {"agent_0": call("send_message", tokens=1, to="agent_1", text="x"),
+             "agent_1": call("wait", tokens=1, seconds=1)}
+        )
+        assert infos["agent_0"]["ready"] and infos["agent_1"]["ready"]
+        assert infos["agent_0"]["time"] == infos["agent_1"]["time"] == 2.0
+        _, _, _, _, infos = env.step(
+            {"agent_0": call("wait", tokens=1, seconds=10), "agent_1": call("wait", tokens=1, seconds=10)}
+        )
+        # agent_1 wakes when the message arrives (t=4; in round mode it then observes at
+        # the barrier, t=13), and gets the message exactly once.
+        assert infos["agent_1"]["time"] == (4.0 if sync == "event" else 13.0)
+        assert [m["text"] for m in infos["agent_1"]["messages"]] == ["x"]
+        for _ in range(5):
+            if not env.agents:
+                break
+            _, _, _, _, infos = env.step({a: call("wait", tokens=1, seconds=10) for a in env.ready_agents})
