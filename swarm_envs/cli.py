@@ -42,60 +42,37 @@ def _positive_float(text: str) -> float:
 
 def cmd_list(args: argparse.Namespace) -> int:
     """List the registered tasks."""
+    from swarm_envs.scoring import collect_test_ids
     from swarm_envs.task import get_task, registered
 
-    table = Table(title="swarm-envs tasks")
-    for col in ("suite", "task", "gymnasium id", "tests", "units", "modelled run (s)", "tags"):
-        table.add_column(col, justify="right" if col in ("tests", "units") else "left")
-    rows = []
-    for task_id in registered():
-        t = get_task(task_id)
-        if args.suite and t.manifest.suite != args.suite:
-            continue
-        rows.append(t)
     order = {"mini": 0, "standard": 1, "long": 2, "custom": 3}
-    for t in sorted(rows, key=lambda t: (order[t.manifest.suite], t.id)):
-        n_tests = sum(
-            _count_tests(p.read_text(encoding="utf-8"))
-            for _, p in t.test_files()
-            if p.suffix == ".py"
-        )
-        table.add_row(
-            t.manifest.suite,
-            t.id,
-            f"swarm_envs:swarm/{t.id}",
-            f"~{n_tests}",
-            str(len(t.units)),
-            f"{t.manifest.tests.duration_s:g}",
-            ", ".join(t.manifest.tags),
-        )
+    tasks = sorted(
+        (get_task(t) for t in registered()),
+        key=lambda t: (order[t.manifest.suite], t.id),
+    )
+    tasks = [t for t in tasks if not args.suite or t.manifest.suite == args.suite]
+    table = Table(title="swarm-envs tasks")
+    for col in ("suite", "task", "tests", "units", "layered", "test run (s)"):
+        table.add_column(col, justify="left" if col in ("suite", "task") else "right")
+    with console.status("collecting the tests of each task..."):
+        for t in tasks:
+            tests = len(collect_test_ids(t).ids)
+            layered = sum(1 for u in t.units if u.depends_on)
+            table.add_row(
+                t.manifest.suite,
+                t.id,
+                str(tests),
+                str(len(t.units)),
+                str(layered),
+                f"{t.manifest.tests.duration_s:g}",
+            )
     console.print(table)
-    console.print("test counts are counted statically (~); `swarm-envs validate` runs them")
+    console.print(
+        "make one: swarm_envs.parallel_env(TASK, num_agents=N) or "
+        'gymnasium.make("swarm_envs:swarm/TASK"); "layered": units that depend on others; '
+        '"test run": modelled virtual seconds of a full run'
+    )
     return 0
-
-
-def _count_tests(source: str) -> int:
-    # A quick static count for the listing: test functions, parametrized cases roughly.
-    import ast
-
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return 0
-    count = 0
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
-            cases = 1
-            for dec in node.decorator_list:
-                if (
-                    isinstance(dec, ast.Call)
-                    and getattr(dec.func, "attr", "") == "parametrize"
-                    and len(dec.args) >= 2
-                    and isinstance(dec.args[1], ast.List | ast.Tuple)
-                ):
-                    cases *= max(len(dec.args[1].elts), 1)
-            count += cases
-    return count
 
 
 # ---------------------------------------------------------------------------- run
