@@ -117,6 +117,9 @@ class ScoringHost(abc.ABC):
     inside_dir: str
     #: the Python interpreter to use inside the sandbox
     python: str
+    #: True when a worker is alone in its own pid namespace (it may then kill every other
+    #: process it sees after an evaluation, to end whatever the code under test left)
+    worker_owns_pid_namespace: bool = False
 
     @abc.abstractmethod
     def sync(self, rel: str, files: Mapping[str, bytes | None]) -> None:
@@ -186,7 +189,10 @@ class Sandbox(abc.ABC):
         """One line naming the backend and its active protections, for logs."""
         on = sorted(k for k, v in self.protections.items() if v)
         off = sorted(k for k, v in self.protections.items() if not v)
-        return f"{self.backend} sandbox: active {', '.join(on) or '-'}; inactive {', '.join(off) or '-'}"
+        return (
+            f"{self.backend} sandbox: active {', '.join(on) or '-'}; "
+            f"inactive {', '.join(off) or '-'}"
+        )
 
 
 class OutputCap:

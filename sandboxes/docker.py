@@ -58,9 +58,17 @@ WORKSPACE_INSIDE = "/workspace"
 SCORING_INSIDE = "/scoring"
 _FALLBACK = (
     "use the local process sandbox instead: make_sandbox('local') "
-    "(or `--sandbox local` on the command line)"
+    "(environment config sandbox='local', the default)"
 )
 _counter = itertools.count()
+_REAPER = (
+    "import os, time\n"
+    "while True:\n"
+    "    try:\n"
+    "        os.wait()\n"
+    "    except ChildProcessError:\n"
+    "        time.sleep(1)\n"
+)
 
 
 def _client() -> Any:
@@ -123,7 +131,9 @@ def _container_kwargs(limits: SandboxLimits) -> dict[str, Any]:
         "cap_drop": ["ALL"],
         "security_opt": ["no-new-privileges"],
         "read_only": True,
-        "init": True,  # tini as pid 1: reaps zombies; `kill -9 -1` spares it
+        # pid 1 reaps orphans (they would pile up against the pids limit); `kill -9 -1`,
+        # which ends every command's leftovers, spares pid 1 by definition.
+        "init": False,
         "mem_limit": f"{limits.memory_mb}m",
         "memswap_limit": f"{limits.memory_mb}m",
         "pids_limit": limits.max_procs,
@@ -219,7 +229,7 @@ class DockerSandbox(Sandbox):
         try:
             c = self.client.containers.run(
                 self.image,
-                ["sleep", "infinity"],
+                ["python3", "-c", _REAPER],
                 volumes=volumes,
                 working_dir=workdir,
                 tmpfs={"/tmp": f"size={self.limits.file_size_mb * 4}m,exec"},
@@ -400,8 +410,9 @@ class _SocketWriter:
 
 
 class DockerScoringHost(ScoringHost):
-    """The scoring area of a Docker sandbox: a host directory mounted read-only at `/scoring`
-    in a scoring container that agents' commands never reach.
+    """The scoring area of a Docker sandbox, which agents' commands never reach.
+
+    A host directory, mounted read-only at `/scoring` in the sandbox's scoring container.
     """
 
     python = "python3"
@@ -414,6 +425,8 @@ class DockerScoringHost(ScoringHost):
         self._sockets: list[_ExecSocket] = []
 
     def sync(self, rel: str, files: Mapping[str, bytes | None]) -> None:
+        if self.sandbox.closed:
+            raise SandboxError(f"{self.sandbox!r} is closed; create a new sandbox")
         write_tree(self.dir / rel, files)
 
     def remove_tree(self, rel: str) -> None:

@@ -3,24 +3,28 @@
 Every command is a child process of the environment, started through the strongest
 isolation this machine offers, detected once per process (`detect_protections()`):
 
-| protection          | how                                                     | contains                 |
-| ------------------- | ------------------------------------------------------- | ------------------------ |
-| `rlimits`           | `prlimit`: CPU s, address space, file size, open files, | runaway loops, memory    |
-|                     | processes (root ignores the last)                       | bombs, huge files        |
-| `process_group`     | a new session; the whole group is killed at the timeout | stray children           |
-| `scrubbed_env`      | a fixed, minimal environment (no host variables)        | leaked secrets, PYTHON*  |
-| `bubblewrap`        | `bwrap` builds each command's whole view of the system: | everything below         |
-| `filesystem_view`   | read-only system dirs, a private `/tmp`, the workspace  | reading solutions, other |
-|                     | at `/workspace`; nothing else of the host (no `/work`,  | episodes, host files;    |
-|                     | `/root`, `/home`, host `/tmp`); task folders masked     | writing outside          |
-| `user_namespace`    | commands run as uid 65534 inside a user namespace,      | privileged operations    |
-|                     | without capabilities                                    | (mount, chroot, devices) |
-| `pid_namespace`     | commands see only their own processes; killing the      | escaping the kill,       |
-|                     | namespace's init kills every process in it              | signalling the host      |
-| `network_namespace` | an empty network namespace (loopback only)              | network access           |
-| `ipc_namespace`, `uts_namespace` | private SysV IPC and hostname              | cross-talk               |
-| `cgroup_pids`       | a pids cgroup per command (`max_procs`)                 | fork bombs, even as root |
-| `cgroup_memory`     | a memory cgroup per command (`memory_mb`, all processes)| memory bombs             |
+- `rlimits`: `prlimit` sets CPU seconds, address space, file size, open files and
+  processes per command (root ignores the process limit). Contains runaway loops, memory
+  bombs, huge files.
+- `process_group`: each command gets a new session; at the timeout the whole group is
+  killed. Contains stray children.
+- `scrubbed_env`: a fixed, minimal environment; no host variables (secrets, `PYTHON*`).
+- `bubblewrap`: `bwrap` builds each command's whole view of the system (all below).
+- `filesystem_view`: read-only system directories and Python, a private `/tmp`, the
+  workspace at `/workspace`, nothing else of the host (no checkout, `/root`, `/home`,
+  host `/tmp`); task folders inside what is visible are masked. Contains reading
+  solutions, other episodes and host files, and writing outside the workspace.
+- `user_namespace`: commands run as uid 65534 in a user namespace, without capabilities,
+  and may not create user namespaces of their own. Contains mount, chroot, devices.
+- `pid_namespace`: commands see only their own processes; killing the namespace's first
+  process kills every process in it. Contains escaping the kill, signalling the host.
+- `network_namespace`: an empty network namespace (loopback only). Contains networking.
+- `ipc_namespace`, `uts_namespace`: private SysV IPC and hostname.
+- `cgroup_pids`: a pids cgroup per command (`max_procs`). Contains fork bombs, even as
+  root.
+- `cgroup_memory`: a memory cgroup per command (`memory_mb` for all its processes).
+- `fork_bomb_contained`: a pids cgroup, or a non-root user for whom the process rlimit
+  holds.
 
 Without bubblewrap, `unshare` (util-linux, as root) still gives the pid, network, IPC and
 UTS namespaces, but no private filesystem view (`filesystem_view` is then False: agents'
@@ -78,6 +82,7 @@ _counter = itertools.count()
 _live: weakref.WeakSet[LocalSandbox] = weakref.WeakSet()
 _hidden: set[pathlib.Path] = set()
 _hidden_lock = threading.Lock()
+_described: set[str] = set()
 
 
 def hide_path(path: os.PathLike[str] | str) -> None:
@@ -460,6 +465,10 @@ class LocalSandbox(Sandbox):
         self.limits = limits or SandboxLimits()
         self.isolation = isolation or best
         self.protections = detect_protections(self.isolation)
+        global _described
+        if self.isolation not in _described:
+            _described.add(self.isolation)
+            logger.info("%s", self.describe())
         parent = pathlib.Path(base_dir or tempfile.gettempdir()) / _BASE_NAME
         parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         _sweep_stale(parent)
@@ -545,6 +554,8 @@ class LocalSandbox(Sandbox):
         """Run a shell command in the workspace (see `Sandbox.run`)."""
         if not isinstance(command, str):
             raise TypeError(f"command must be a str, got {type(command).__name__}")
+        if self._closed:
+            raise SandboxError(f"{self!r} is closed; create a new sandbox")
         if not self.root.is_dir():
             # The agent deleted the workspace itself: recreate it, so the episode can go on.
             self.root.mkdir(parents=True, exist_ok=True)
@@ -641,14 +652,22 @@ class LocalScoringHost(ScoringHost):
         bw = sandbox.isolation == "bwrap"
         self.inside_dir = SCORING_INSIDE if bw else str(self.dir)
         self.python = sys.executable
+        self.worker_owns_pid_namespace = bool(sandbox.protections.get("pid_namespace"))
+
+    def _alive(self) -> None:
+        # Writing into a closed sandbox would recreate its directory on the host.
+        if self.sandbox.closed:
+            raise SandboxError(f"{self.sandbox!r} is closed; create a new sandbox")
 
     def sync(self, rel: str, files: Mapping[str, bytes | None]) -> None:
+        self._alive()
         write_tree(self.dir / rel, files)
 
     def remove_tree(self, rel: str) -> None:
         force_rmtree(self.dir / rel)
 
     def start_worker(self, argv: Sequence[str], *, long_lived: bool = False) -> WorkerHandle:
+        self._alive()
         bw = self.sandbox.isolation == "bwrap"
         mounts = [Mount(self.dir, self.inside_dir)] if bw else []
         log = open(self.sandbox._dir / "worker.log", "ab")  # noqa: SIM115 - closed below

@@ -601,7 +601,7 @@ class Tracker:
             if getattr(module, "__dict__", {}).get(_HIT) is not self.flags.get(rel):
                 self.everything = f"the dependency marks of {rel} were replaced"
                 return
-        for name, module in list(sys.modules.items()):
+        for module in list(sys.modules.values()):
             f = getattr(module, "__file__", None)
             rel = self.ours(f) if f else None
             if rel is not None and rel.endswith(".py"):

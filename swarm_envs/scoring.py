@@ -765,7 +765,7 @@ class ImportGraph:
             return out
 
         deps: dict[str, frozenset[str]] = {}
-        for tf, tdata in tests.items():
+        for tf in tests:
             if (
                 not tf.endswith(".py")
                 or not tf.rsplit("/", 1)[-1].startswith(("test_",))
@@ -1036,7 +1036,7 @@ class FastScorer(Scorer):
             "nonce": nonce,
             "ini": f"{self.host.inside_dir}/bin/pytest.ini",
             "limits": _limits_for_children(self.sandbox),
-            "pidns": bool(self.sandbox.protections.get("pid_namespace")),
+            "pidns": self.host.worker_owns_pid_namespace,
         }
         ch = _Channel(handle, nonce)
         try:
@@ -1077,8 +1077,9 @@ class FastScorer(Scorer):
     def _release(self, w: _Worker, broken: bool) -> None:
         if broken:
             w.handle.kill()
-            with contextlib.suppress(OSError):
-                self.host.sync(w.tree, dict.fromkeys(w.state))
+            # Its tree may be half-synced: forget it (a new worker gets a new tree).
+            with contextlib.suppress(OSError, SandboxError):
+                self.host.remove_tree(w.tree)
         with self._cv:
             if broken or self._closed:
                 if w in self._all:
@@ -1240,21 +1241,26 @@ class FastScorer(Scorer):
             self._skeletons.clear()
 
     def _split(self, missing: dict[str, list[str]]) -> list[dict[str, list[str]]]:
-        """Split the tests to run over the workers, balancing by test count."""
-        n = min(self._n_workers, sum(len(v) for v in missing.values()) // 4 or 1)
-        if n <= 1:
+        """Split the tests to run over the workers, balancing by test count.
+
+        Each part pays a fork and the collection of its test files, so small runs stay in
+        one part, and one test file is split only when it has many tests to run.
+        """
+        total = sum(len(v) for v in missing.values())
+        if self._n_workers < 2 or total < 48:
             return [missing]
-        buckets: list[dict[str, list[str]]] = [{} for _ in range(n)]
-        loads = [0] * n
+        if len(missing) == 1:
+            ((tf, nids),) = missing.items()
+            if len(nids) < 160:
+                return [missing]
+            half = (len(nids) + 1) // 2
+            return [{tf: nids[:half]}, {tf: nids[half:]}]
+        buckets: list[dict[str, list[str]]] = [{}, {}]
+        loads = [0, 0]
         for tf, nids in sorted(missing.items(), key=lambda kv: -len(kv[1])):
             i = loads.index(min(loads))
             buckets[i][tf] = nids
             loads[i] += len(nids)
-        if sum(1 for b in buckets if b) < n and len(missing) == 1:
-            # One big file: split its tests instead.
-            ((tf, nids),) = missing.items()
-            half = (len(nids) + 1) // 2
-            return [{tf: nids[:half]}, {tf: nids[half:]}]
         return [b for b in buckets if b]
 
     def _run_chunk(

@@ -264,8 +264,9 @@ def test_no_network(make):
     port = srv.getsockname()[1]
     try:
         r = sb.run(
-            "python -c \"import socket; socket.create_connection(('127.0.0.1', %d), timeout=2); "
-            "print('connected')\"" % port
+            'python -c "import socket; '
+            f"socket.create_connection(('127.0.0.1', {port}), timeout=2); "
+            "print('connected')\""
         )
         assert "connected" not in r.output
         assert r.returncode != 0
@@ -281,3 +282,31 @@ def test_unknown_backend_is_a_config_error():
 def test_weaker_isolation_than_requested_is_refused():
     with pytest.raises(ConfigError):
         LocalSandbox(isolation="chroot")
+
+
+def test_docker_without_an_engine_says_so_and_how_to_fall_back():
+    try:
+        sb = make_sandbox("docker")
+    except BackendUnavailable as e:
+        msg = str(e)
+        assert "Docker" in msg and "make_sandbox('local')" in msg
+    else:  # an engine exists here: the contract tests above ran against it
+        sb.close()
+
+
+def test_docker_exec_stream_demultiplexing():
+    """The scoring channel of the Docker backend: stdout frames only, in order, to EOF."""
+    import socket
+    import struct
+
+    from swarm_envs.sandboxes.docker import _ExecSocket
+
+    ours, theirs = socket.socketpair()
+    es = _ExecSocket(ours)
+    for kind, payload in ((1, b"nonce {"), (2, b"stderr noise"), (1, b'"ev": 1}\n'), (1, b"")):
+        theirs.sendall(struct.pack(">BxxxL", kind, len(payload)) + payload)
+    es.stdin.write(b"request\n")
+    assert theirs.recv(100) == b"request\n"
+    theirs.close()
+    assert es.stdout.read() == b'nonce {"ev": 1}\n'
+    es.close()

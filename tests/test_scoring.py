@@ -344,7 +344,8 @@ def test_stale_bytecode_same_size_edit_within_a_second(kind, task, sandbox):
     with make_scorer(task, sandbox, kind=kind) as sc:
         assert sc.evaluate(["tests/test_text.py::test_empty"]).passed == 1
         # The agent also ran the tests itself, the way that creates __pycache__.
-        sandbox.run("python -m pytest -q -p no:cacheprovider tests/test_text.py")
+        r = sandbox.run("env -u PYTHONDONTWRITEBYTECODE python -c 'import mathy.text'")
+        assert r.returncode == 0 and (sandbox.root / "mathy" / "__pycache__").is_dir()
         p = sandbox.root / "mathy/text.py"
         st = p.stat()
         edited = SOLUTION["mathy/text.py"].replace('"!"', '"?"')
