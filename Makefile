@@ -10,6 +10,12 @@ DEV    := $(VENV)/.dev-$(HASH)
 .PHONY: demo test test-fast lint bench clean
 
 $(CORE): pyproject.toml
+	@# bubblewrap gives the local sandbox its private filesystem view; without it the
+	@# sandbox falls back to weaker isolation (and says so), so a failure is not fatal.
+	@command -v bwrap >/dev/null || (command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] \
+		&& (apt-get install -y -qq bubblewrap >/dev/null 2>&1 \
+		    || (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq bubblewrap >/dev/null 2>&1))) \
+		|| echo "note: bubblewrap not installed; the sandbox uses weaker isolation"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -e .
 	rm -f $(VENV)/.core-*; touch $@

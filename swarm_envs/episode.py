@@ -167,9 +167,11 @@ class Episode:
         if self.recorder:
             self.recorder.begin(self)
         intro = self._intro()
+        protections = dict(self.sandbox.protections)
         for st in self.agents:
             st.result = intro
             self._observe(st)
+            st.info["sandbox"] = {"backend": self.config.sandbox, "protections": protections}
 
     def close_sandbox(self) -> None:
         if self.scorer is not None:

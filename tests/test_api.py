@@ -124,3 +124,12 @@ def test_measured_time_mode_uses_wall_time():
     assert infos["agent_0"]["ready"]
     assert 0.25 < infos["agent_0"]["time"] < 10.0  # the real duration, not the modelled 3 s
     env.close()
+
+
+def test_reset_infos_say_which_protections_are_active():
+    env = swarm_envs.parallel_env("calc", num_agents=2)
+    _, infos = env.reset(seed=0)
+    sandbox = infos["agent_0"]["sandbox"]
+    assert sandbox["backend"] == "local"
+    assert sandbox["protections"]["rlimits"] is True
+    env.close()
