@@ -115,7 +115,9 @@ class EnvConfig(_Model):
     )
     render_mode: Literal["ansi", "human"] | None = None
     seed: int | None = Field(default=None, description="default seed of reset()")
-    sandbox: str = Field(default="local", description="sandbox backend: 'local' or 'docker'")
+    sandbox: Literal["local", "docker"] = Field(
+        default="local", description="sandbox backend: 'local' (default) or 'docker'"
+    )
     scorer: Literal["fast", "subprocess"] = Field(
         default="fast", description="'fast' (cached fork server) or 'subprocess' (naive)"
     )

@@ -16,6 +16,7 @@ from swarm_envs.error import ConfigError, UnknownTask
         ({"render_mode": "rgb_array"}, "render_mode"),
         ({"colour": "blue"}, "colour"),
         ({"token_budget": 0}, "token_budget"),
+        ({"sandbox": "vm"}, "sandbox"),
     ],
 )
 def test_invalid_config_names_field(kwargs, field):
