@@ -269,6 +269,9 @@ def _bwrap_prefix(
         # Agents' commands may not create user namespaces of their own (no "root" inside).
         # Scoring workers may: each evaluation gets a private pid namespace that way.
         argv.append("--disable-userns")
+    # The private /tmp comes first: this Python (a virtual environment) may itself live
+    # under /tmp, and a bind made earlier would be hidden by the tmpfs.
+    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     bound: list[str] = []
     for d in _system_dirs():
         if os.path.islink(d):
@@ -276,7 +279,7 @@ def _bwrap_prefix(
         elif os.path.isdir(d):
             argv += ["--ro-bind", d, d]
             bound.append(d)
-    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/var/tmp"]
+    argv += ["--dir", "/var/tmp"]
     # Task folders (solutions, hidden tests) may live inside a bound directory, e.g. an
     # installed wheel under site-packages: mask each with an empty tmpfs.
     for root in sorted(_task_roots()):
