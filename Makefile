@@ -27,7 +27,7 @@ $(DEV): $(CORE)
 	rm -f $(VENV)/.dev-*; touch $@
 
 demo: $(CORE)
-	$(VENV)/bin/swarm-envs run mini/calc-v0 --agents 4
+	$(VENV)/bin/swarm-envs run calc --agents 4
 
 test: $(DEV)
 	$(PY) -m pytest -q -m "not slow"

@@ -121,8 +121,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     wall = time.perf_counter() - t0
     end = f"{ep.ended} ({ep.end_reason})"
     table = Table(title=f"{env.task.id}: {args.agents} agents, strategy {args.strategy!r}")
-    table.add_column("")
-    table.add_column("", justify="right")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
     for k, v in [
         ("tests passing", f"{ep.passed} / {ep.tests_total}"),
         ("episode return (per agent)", f"{total_reward:g}"),
@@ -160,8 +160,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         raise Error(f"{args.file} holds no episode")
     for n, ep in enumerate(episodes):
         table = Table(title=f"episode {n}: {ep['task']}, {ep['agents']} agents, seed {ep['seed']}")
-        table.add_column("")
-        table.add_column("", justify="right")
+        table.add_column("measure")
+        table.add_column("value", justify="right")
         table.add_row(
             "tests passing", f"{ep['start_passed']} -> {ep['final_passed']} / {ep['tests_total']}"
         )
