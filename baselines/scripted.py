@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from swarm_envs.generators import STUB_MESSAGE, _body_span, _find, _functions_of
+from swarm_envs.generators import body_span, find_symbol, functions_of, stub_line
 from swarm_envs.task import Task, Unit
 
 Strategy = Literal["none", "claim", "leader"]
@@ -47,12 +47,12 @@ def unit_patches(task: Task, unit: Unit) -> list[Patch]:
     source = (task.solution_dir / unit.path).read_text(encoding="utf-8")
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
-    node = _find(tree, unit.symbol)
+    node = find_symbol(tree, unit.symbol)
     if node is None:
         raise ValueError(f"{unit.path}: no {unit.symbol!r}")
     patches = []
-    for fn in _functions_of(node):
-        start, end = _body_span(fn)
+    for fn in functions_of(node):
+        start, end = body_span(fn)
         if start == 0:
             continue
         indent = fn.body[-1].col_offset
@@ -61,7 +61,7 @@ def unit_patches(task: Task, unit: Unit) -> list[Patch]:
             if isinstance(node, ast.ClassDef)
             else unit.symbol
         )
-        old = " " * indent + f"raise NotImplementedError({STUB_MESSAGE.format(name=name)!r})\n"
+        old = stub_line(name, indent)
         patches.append(Patch(unit.path, old, "".join(lines[start - 1 : end])))
     return patches
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 import argparse
 import time
 
-import swarm_envs
 from swarm_envs.baselines.scripted import make_team
+
+import swarm_envs
 from swarm_envs.task import get_task, registered
 
 
@@ -42,7 +43,9 @@ def episode(task: str, n: int, strategy: str, cap: float, seed: int) -> dict:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--tasks", nargs="+", help="task ids or names (default: the --suite)")
     p.add_argument("--suite", default="long", choices=["mini", "standard", "long"])
     p.add_argument("--agents", type=int, nargs="+", default=[8], help="swarm sizes")
@@ -54,23 +57,25 @@ def main() -> None:
         t for t in registered() if get_task(t).manifest.suite == args.suite
     )
     print(f"time cap {args.time_cap:.0f} s; 'time' = virtual seconds until every test passes")
-    print(f"{'task':<16} {'agents':>6} {'strategy':<9} {'passing':>11} {'time':>9} {'speed-up':>9} {'tokens':>9}")
+    header = ("task", "agents", "strategy", "passing", "time", "speed-up", "tokens")
+    print("{:<16} {:>6} {:<9} {:>11} {:>9} {:>9} {:>9}".format(*header))
     for task in tasks:
         single = episode(task, 1, "claim", args.time_cap, args.seed)
-        base = single["time"] or args.time_cap
-
-        def row(n: int, strategy: str, r: dict) -> None:
-            t = f"{r['time']:.0f}" if r["time"] is not None else f">{args.time_cap:.0f}"
-            speed = base / (r["time"] or args.time_cap)
-            print(
-                f"{task:<16} {n:>6} {strategy:<9} {r['passed']:>5}/{r['total']:<5} {t:>9}"
-                f" {speed:>8.2f}x {r['tokens']:>9}"
-            )
-
-        row(1, "single", single)
+        print(row(task, 1, "single", single, single, args.time_cap))
         for n in args.agents:
             for strategy in args.strategies:
-                row(n, strategy, episode(task, n, strategy, args.time_cap, args.seed))
+                r = episode(task, n, strategy, args.time_cap, args.seed)
+                print(row(task, n, strategy, r, single, args.time_cap))
+
+
+def row(task: str, n: int, strategy: str, r: dict, single: dict, cap: float) -> str:
+    """One table row; the speed-up is the single agent's time over this one's."""
+    t = f"{r['time']:.0f}" if r["time"] is not None else f">{cap:.0f}"
+    speed = (single["time"] or cap) / (r["time"] or cap)
+    return (
+        f"{task:<16} {n:>6} {strategy:<9} {r['passed']:>5}/{r['total']:<5} {t:>9}"
+        f" {speed:>8.2f}x {r['tokens']:>9}"
+    )
 
 
 if __name__ == "__main__":

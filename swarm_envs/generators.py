@@ -22,9 +22,16 @@ from swarm_envs.error import ManifestError
 from swarm_envs.task import Task, Unit
 
 STUB_MESSAGE = "not implemented yet: {name}"
+STUB_EXCEPTION = "NotImplementedError"
 
 
-def _find(tree: ast.Module, symbol: str) -> ast.AST | None:
+def stub_line(name: str, indent: int) -> str:
+    """The line that replaces the body of a stubbed function (`name`: its qualified name)."""
+    return " " * indent + f"raise {STUB_EXCEPTION}({STUB_MESSAGE.format(name=name)!r})\n"
+
+
+def find_symbol(tree: ast.Module, symbol: str) -> ast.AST | None:
+    """The function, class or method `symbol` ('f', 'C' or 'C.m') of a module, or None."""
     scope: list[ast.stmt] = tree.body
     node: ast.AST | None = None
     for part in symbol.split("."):
@@ -43,7 +50,7 @@ def _find(tree: ast.Module, symbol: str) -> ast.AST | None:
     return node
 
 
-def _body_span(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]:
+def body_span(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]:
     """First and last line (1-based) of the body after the docstring."""
     body = fn.body
     if (
@@ -58,7 +65,8 @@ def _body_span(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]:
     return body[0].lineno, max(n.end_lineno or n.lineno for n in body)
 
 
-def _functions_of(node: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+def functions_of(node: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The function itself, or every method of a class."""
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         return [node]
     assert isinstance(node, ast.ClassDef)
@@ -75,11 +83,11 @@ def stub_source(source: str, symbols: Iterable[str], *, path: str = "<source>") 
     lines = source.splitlines(keepends=True)
     spans: list[tuple[int, int, int, str]] = []
     for symbol in symbols:
-        node = _find(tree, symbol)
+        node = find_symbol(tree, symbol)
         if node is None:
             raise ManifestError(f"{path}: no function, method or class named {symbol!r}")
-        for fn in _functions_of(node):
-            start, end = _body_span(fn)
+        for fn in functions_of(node):
+            start, end = body_span(fn)
             if start == 0:
                 continue
             indent = fn.body[-1].col_offset
@@ -95,8 +103,7 @@ def stub_source(source: str, symbols: Iterable[str], *, path: str = "<source>") 
             )
     # Bottom-up so that earlier line numbers stay valid.
     for start, end, indent, name in sorted(set(spans), reverse=True):
-        stub = " " * indent + f"raise NotImplementedError({STUB_MESSAGE.format(name=name)!r})\n"
-        lines[start - 1 : end] = [stub]
+        lines[start - 1 : end] = [stub_line(name, indent)]
     out = "".join(lines)
     ast.parse(out)  # a stub must never break the module
     return out
@@ -223,7 +230,7 @@ def _segment(source: str, node: ast.AST) -> str:
 def mutations(source: str, unit: Unit) -> list[Mutation]:
     """Every single-site mutation inside `unit`'s function(s), in source order."""
     tree = ast.parse(source)
-    node = _find(tree, unit.symbol)
+    node = find_symbol(tree, unit.symbol)
     if node is None:
         raise ManifestError(f"{unit.path}: no function, method or class named {unit.symbol!r}")
     out: list[Mutation] = []
@@ -240,8 +247,8 @@ def mutations(source: str, unit: Unit) -> list[Mutation]:
             Mutation(unit.name, unit.path, kind, target.lineno, start, end, replacement, original)
         )
 
-    for fn in _functions_of(node):
-        body_start, _ = _body_span(fn)
+    for fn in functions_of(node):
+        body_start, _ = body_span(fn)
         if body_start == 0:
             continue
         for sub in ast.walk(fn):
@@ -486,12 +493,12 @@ def candidates(
 def _patches_from(source: str, unit: Unit, right: list) -> tuple[tuple[str, str, str], ...]:
     # The mutated function bodies, cut exactly as the right patches are.
     tree = ast.parse(source)
-    node = _find(tree, unit.symbol)
+    node = find_symbol(tree, unit.symbol)
     assert node is not None
     lines = source.splitlines(keepends=True)
     bodies = []
-    for fn in _functions_of(node):
-        start, end = _body_span(fn)
+    for fn in functions_of(node):
+        start, end = body_span(fn)
         if start:
             bodies.append("".join(lines[start - 1 : end]))
     return tuple((p.path, p.old, body) for p, body in zip(right, bodies, strict=True))

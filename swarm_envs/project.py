@@ -19,7 +19,7 @@ from pathlib import Path
 import tomli_w
 
 from swarm_envs.error import ManifestError
-from swarm_envs.generators import ProjectRunner, _body_span, stub_units
+from swarm_envs.generators import ProjectRunner, body_span, stub_units
 from swarm_envs.task import MANIFEST, Task, Unit
 
 _SKIP = {"__pycache__", ".git", ".venv", "venv", "build", "dist", ".pytest_cache", ".tox"}
@@ -48,7 +48,7 @@ def _candidate_units(root: Path) -> list[tuple[str, str, set[str]]]:
                     if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
                 ]
             for symbol, fn in fns:
-                if _body_span(fn)[0] == 0:
+                if body_span(fn)[0] == 0:
                     continue
                 calls = {
                     n.id if isinstance(n, ast.Name) else n.attr

@@ -98,7 +98,9 @@ def test_aec_seed(sync):
 
 
 def test_aec_order_follows_completion_times():
-    env = swarm_envs.raw_env("calc", num_agents=3, time={"output_token_s": 1.0, "input_token_s": 0.0})
+    env = swarm_envs.raw_env(
+        "calc", num_agents=3, time={"output_token_s": 1.0, "input_token_s": 0.0}
+    )
     env.reset(seed=0)
     order = []
     durations = {"agent_0": 9, "agent_1": 2, "agent_2": 5}
@@ -106,7 +108,9 @@ def test_aec_order_follows_completion_times():
         agent = env.agent_selection
         order.append((agent, env.episode.now))
         tokens = durations[agent]
-        env.step({"name": "wait", "arguments": {"seconds": 0.5}, "usage": {"output_tokens": tokens}})
+        env.step(
+            {"name": "wait", "arguments": {"seconds": 0.5}, "usage": {"output_tokens": tokens}}
+        )
     # All start at t=0 in index order; then whoever completes first acts next.
     assert [a for a, _ in order[:3]] == ["agent_0", "agent_1", "agent_2"]
     assert order[3] == ("agent_1", 2.5)
@@ -120,7 +124,9 @@ def test_measured_time_mode_uses_wall_time():
         "calc", num_agents=1, time={"measured": True, "output_token_s": 0.0, "input_token_s": 0.0}
     )
     env.reset(seed=0)
-    _, _, _, _, infos = env.step({"agent_0": {"name": "run_command", "arguments": {"command": "sleep 0.3"}}})
+    _, _, _, _, infos = env.step(
+        {"agent_0": {"name": "run_command", "arguments": {"command": "sleep 0.3"}}}
+    )
     assert infos["agent_0"]["ready"]
     assert 0.25 < infos["agent_0"]["time"] < 10.0  # the real duration, not the modelled 3 s
     env.close()

@@ -23,7 +23,14 @@ def test_scorer_failure_is_no_verdict_not_zero(make_env):
     env.reset(seed=0)
     files = env.episode.task.solution_files()
     _, rew, *_ = env.step(
-        {"agent_0": call("write_file", tokens=1, path="calc/numbers.py", content=files["calc/numbers.py"].decode())}
+        {
+            "agent_0": call(
+                "write_file",
+                tokens=1,
+                path="calc/numbers.py",
+                content=files["calc/numbers.py"].decode(),
+            )
+        }
     )
     assert rew["agent_0"] == 4
     env.episode.scorer.close()  # the scorer dies: every evaluation now has no verdict

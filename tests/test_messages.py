@@ -147,13 +147,18 @@ def test_wake_for_an_agent_completing_at_the_same_instant(make_env):
         env = make_env("calc", num_agents=2, sync=sync, time_cap_s=100)
         env.reset(seed=0)
         _, _, _, _, infos = env.step(
-            {"agent_0": call("send_message", tokens=1, to="agent_1", text="x"),
-             "agent_1": call("wait", tokens=1, seconds=1)}
+            {
+                "agent_0": call("send_message", tokens=1, to="agent_1", text="x"),
+                "agent_1": call("wait", tokens=1, seconds=1),
+            }
         )
         assert infos["agent_0"]["ready"] and infos["agent_1"]["ready"]
         assert infos["agent_0"]["time"] == infos["agent_1"]["time"] == 2.0
         _, _, _, _, infos = env.step(
-            {"agent_0": call("wait", tokens=1, seconds=10), "agent_1": call("wait", tokens=1, seconds=10)}
+            {
+                "agent_0": call("wait", tokens=1, seconds=10),
+                "agent_1": call("wait", tokens=1, seconds=10),
+            }
         )
         # agent_1 wakes when the message arrives (t=4; in round mode it then observes at
         # the barrier, t=13), and gets the message exactly once.
@@ -162,4 +167,6 @@ def test_wake_for_an_agent_completing_at_the_same_instant(make_env):
         for _ in range(5):
             if not env.agents:
                 break
-            _, _, _, _, infos = env.step({a: call("wait", tokens=1, seconds=10) for a in env.ready_agents})
+            _, _, _, _, infos = env.step(
+                {a: call("wait", tokens=1, seconds=10) for a in env.ready_agents}
+            )
