@@ -841,6 +841,19 @@ def function_digests(data: bytes) -> dict[str, str]:
     }
 
 
+_shared: dict[int, tuple[Collection, threading.Lock, dict[str, list[_Entry]]]] = {}
+_shared_lock = threading.Lock()
+
+
+def _shared_entries(coll: Collection) -> tuple[threading.Lock, dict[str, list[_Entry]]]:
+    """The lock and result cache shared by the scorers of one canonical test suite."""
+    with _shared_lock:
+        if id(coll) not in _shared:  # collections live for the process: ids are stable
+            _shared[id(coll)] = (coll, threading.Lock(), {})
+        _, lock, entries = _shared[id(coll)]
+        return lock, entries
+
+
 @dataclass
 class _Entry:
     """Cached outcomes of some tests of one test file, and the state they depend on.
@@ -1014,8 +1027,10 @@ class FastScorer(Scorer):
         self._idle: list[_Worker] = []
         self._all: list[_Worker] = []
         self._cv = threading.Condition()
-        self._lock = threading.Lock()  # snapshot, graph and cache
-        self._entries: dict[str, list[_Entry]] = {}
+        # Outcomes depend only on content (canonical tests + the files they reach), so the
+        # cache is shared by every scorer of the task in this process: a new episode's
+        # starting state is scored from it without starting a worker.
+        self._lock, self._entries = _shared_entries(self.coll)
         self._skeletons: dict[str, object] = {}
         self._last: tuple[dict[str, str], tuple[str, ...], TestReport] | None = None
         self._deps_for: tuple[dict[str, str], dict[str, frozenset[str]]] | None = None
