@@ -49,6 +49,7 @@ def check_aec(task: str, num_agents: int, sync: str = "event", cycles: int = 50)
 def check_gymnasium(task: str, sync: str = "event") -> None:
     """Gymnasium's `check_env` on the single-agent form made by id."""
     task_obj = swarm_envs.get_task(task)
+    swarm_envs.register_envs()  # a task registered after import (your own folder) too
     env = gymnasium.make(f"swarm_envs:{gym_id(task_obj)}", sync=sync, **CHECK_CONFIG)
     try:
         check_env(env.unwrapped, skip_render_check=True)
