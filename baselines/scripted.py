@@ -19,51 +19,17 @@ call itself plus `reasoning_tokens` of thinking (output), and the latest observa
 
 from __future__ import annotations
 
-import ast
 import random
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from swarm_envs.generators import body_span, find_symbol, functions_of, stub_line
+from swarm_envs.generators import unit_patches
 from swarm_envs.task import Task, Unit
 
 Strategy = Literal["none", "claim", "leader"]
 STRATEGIES: tuple[str, ...] = ("none", "claim", "leader")
 _CLAIM = re.compile(r"^(claim|done|assign): (\S+)$")
-
-
-@dataclass(frozen=True)
-class Patch:
-    """One `edit_file` that turns a stub into the reference implementation."""
-
-    path: str
-    old: str
-    new: str
-
-
-def unit_patches(task: Task, unit: Unit) -> list[Patch]:
-    """The edits that implement `unit` in the starting state (one per function)."""
-    source = (task.solution_dir / unit.path).read_text(encoding="utf-8")
-    tree = ast.parse(source)
-    lines = source.splitlines(keepends=True)
-    node = find_symbol(tree, unit.symbol)
-    if node is None:
-        raise ValueError(f"{unit.path}: no {unit.symbol!r}")
-    patches = []
-    for fn in functions_of(node):
-        start, end = body_span(fn)
-        if start == 0:
-            continue
-        indent = fn.body[-1].col_offset
-        name = (
-            f"{unit.symbol.split('.')[0]}.{fn.name}"
-            if isinstance(node, ast.ClassDef)
-            else unit.symbol
-        )
-        old = stub_line(name, indent)
-        patches.append(Patch(unit.path, old, "".join(lines[start - 1 : end])))
-    return patches
 
 
 def _call(name: str, tokens: int = 120, **arguments: Any) -> dict:

@@ -16,7 +16,6 @@ text), and `"content"` carries the model's free text (counted as output tokens).
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -290,12 +289,3 @@ def _describe(e: ValidationError, model: type[_Args]) -> str:
 def estimate_tokens(chars: int) -> int:
     """Tokens of a text of `chars` characters, by the usual 4-characters-per-token rule."""
     return (chars + 3) // 4
-
-
-_AGENT = re.compile(r"agent_(0|[1-9]\d*)")
-
-
-def agent_index(name: str) -> int | None:
-    """Index of an agent name like 'agent_3', or None."""
-    m = _AGENT.fullmatch(name)
-    return int(m.group(1)) if m else None

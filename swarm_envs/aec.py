@@ -58,14 +58,7 @@ class SwarmAECEnv(SwarmBase, AECEnv):
             ep.mark_busy(i)
             self.infos[agent] = ep.agents[i].info
             ep.check_budgets()
-        reward = 0.0
-        while not ep.ready and not ep.ended:
-            if self.config.sync == "event":
-                ep.advance()
-            else:
-                ep.advance_round()
-            reward += ep.rescore()
-            ep.check_budgets()
+        reward = ep.advance_until_ready()
         if ep.ended:
             ep.observe_all()
             changed = range(len(ep.agents))

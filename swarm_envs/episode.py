@@ -28,16 +28,15 @@ from swarm_envs import actions as A
 from swarm_envs.channels import Message, PostOffice
 from swarm_envs.clock import Clock
 from swarm_envs.config import EnvConfig
-from swarm_envs.error import ActionError
+from swarm_envs.error import ActionError, ConfigError, ScoringError
 from swarm_envs.recording import Recorder
 from swarm_envs.sandboxes import Sandbox, make_sandbox
-from swarm_envs.scoring import Scorer, TestReport, make_scorer
+from swarm_envs.scoring import Scorer, TestReport, make_scorer, select_tests
 from swarm_envs.spaces import Observation
 from swarm_envs.task import Task
 from swarm_envs.workspace import Workspace
 
 logger = logging.getLogger("swarm_envs")
-FILE_CHANGING = frozenset({"write_file", "edit_file", "run_command"})
 TRUNCATED_MARK = "\n[... truncated {n} characters ...]\n"
 
 
@@ -62,7 +61,6 @@ class AgentState:
 
     index: int
     name: str
-    ready: bool = True
     done: bool = False
     waiting: bool = False
     pending: _Pending | None = None
@@ -85,15 +83,6 @@ def _cap(text: str, limit: int) -> str:
     keep = max(limit - len(marker), 0)
     head = keep * 2 // 3
     return text[:head] + marker + text[len(text) - (keep - head) :]
-
-
-def select_tests(test_ids: list[str], selection: list[str]) -> list[str]:
-    """The test ids matched by a selection of files, directories, classes or ids."""
-    prefixes = []
-    for s in selection:
-        s = s.strip().removeprefix("./").rstrip("/")
-        prefixes.append((s, (s + "::", s + "[", s + "/")))
-    return [t for t in test_ids if any(t == s or t.startswith(p) for s, p in prefixes)]
 
 
 def format_report(report: TestReport, max_failures: int = 10) -> str:
@@ -133,8 +122,6 @@ class Episode:
         self.close_sandbox()
         if time_cap is not None:
             if not (isinstance(time_cap, int | float) and time_cap > 0 and math.isfinite(time_cap)):
-                from swarm_envs.error import ConfigError
-
                 raise ConfigError(f"time_cap={time_cap!r}: expected a positive number of seconds")
         self.time_cap = float(time_cap) if time_cap is not None else self.config.time_cap_s
         self.seed = seed
@@ -159,8 +146,6 @@ class Episode:
             self._test_ids = self.scorer.test_ids()
         report = self._score()
         if report is None:
-            from swarm_envs.error import ScoringError
-
             raise ScoringError("the scorer gave no verdict on the starting state")
         self.passed = report.passed
         self.per_test = dict(report.per_test)
@@ -223,7 +208,6 @@ class Episode:
         st.actions += 1
         think = out_tok * cfg.output_token_s + in_tok * cfg.input_token_s
         start_tool = now + think
-        st.ready = False
         self.ready.discard(i)
         st.waiting = False
         st.pending = _Pending(tool, args, now, start_tool, error)
@@ -245,7 +229,7 @@ class Episode:
         return self.config.time.tool_s[tool]
 
     def _select(self, selection: list[str]) -> list[str]:
-        return select_tests(self._test_ids or [], selection)
+        return select_tests(self._test_ids or [], selection)[0]
 
     def _schedule_wait(self, st: AgentState, start: float, seconds: float | None) -> None:
         st.waiting = True
@@ -313,6 +297,23 @@ class Episode:
                     self.clock.cancel(st.index)
                     self._complete(st.index)
 
+    def advance_until_ready(self) -> float:
+        """Apply completions until some agent is ready or the episode ends; returns the reward.
+
+        Event mode moves to the next completion, and on when it left nobody ready (an
+        agent said done); round mode runs the round to its barrier. Scoring follows each
+        batch of effects, so the episode ends at the moment every test passes.
+        """
+        reward = 0.0
+        while not self.ready and not self.ended:
+            if self.config.sync == "event":
+                self.advance()
+            else:
+                self.advance_round()
+            reward += self.rescore()
+            self.check_budgets()
+        return reward
+
     def _truncate_at_cap(self) -> None:
         self.clock.advance_to(max(self.clock.now, self.time_cap))
         self._end("truncated", "time_cap")
@@ -357,9 +358,7 @@ class Episode:
         self.completed.append(st.index)
         if p.tool == "done" and p.error is None and st.error is None:
             st.done = True
-            st.ready = False
         else:
-            st.ready = True
             self.ready.add(st.index)
 
     # ------------------------------------------------------------------ tools
@@ -384,7 +383,7 @@ class Episode:
                     f"run_tests: no test matches {args.selection}; use test files like "
                     "'tests/test_x.py' or ids like 'tests/test_x.py::test_y'"
                 )
-            report = self._evaluate(args.selection)
+            report = self.scorer.evaluate(args.selection)
             return format_report(report)
         if tool == "run_command":
             assert self.sandbox is not None
@@ -443,12 +442,8 @@ class Episode:
 
     # ------------------------------------------------------------------ scoring
 
-    def _evaluate(self, selection: list[str] | None = None) -> TestReport:
-        assert self.scorer is not None
-        return self.scorer.evaluate(selection)
-
     def _score(self) -> TestReport | None:
-        report = self._evaluate()
+        report = self.scorer.evaluate()
         if report.verdict != "ok":
             self.scorer_failures += 1
             self.verdict = "no_verdict"
@@ -553,7 +548,7 @@ class Episode:
         st.obs = Observation(_cap("\n".join(parts), limit))
         st.prompt_chars += len(st.obs)
         st.messages = [m.to_dict(self.names) for m in msgs]
-        st.info = self._info(st, ready if ready is not None else st.ready)
+        st.info = self._info(st, ready if ready is not None else st.index in self.ready)
         st.info["result"] = body if st.error is None else None
         st.result = st.error = None  # reported once
 

@@ -123,6 +123,39 @@ def stub_units(files: dict[str, bytes], units: Iterable[Unit]) -> dict[str, byte
     return out
 
 
+@dataclass(frozen=True)
+class Patch:
+    """One `edit_file` that turns a stub into the reference implementation."""
+
+    path: str
+    old: str
+    new: str
+
+
+def unit_patches(task: Task, unit: Unit) -> list[Patch]:
+    """The edits that implement `unit` in the starting state (one per function)."""
+    source = (task.solution_dir / unit.path).read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    node = find_symbol(tree, unit.symbol)
+    if node is None:
+        raise ValueError(f"{unit.path}: no {unit.symbol!r}")
+    patches = []
+    for fn in functions_of(node):
+        start, end = body_span(fn)
+        if start == 0:
+            continue
+        indent = fn.body[-1].col_offset
+        name = (
+            f"{unit.symbol.split('.')[0]}.{fn.name}"
+            if isinstance(node, ast.ClassDef)
+            else unit.symbol
+        )
+        old = stub_line(name, indent)
+        patches.append(Patch(unit.path, old, "".join(lines[start - 1 : end])))
+    return patches
+
+
 # ---------------------------------------------------------------------------- evaluation
 
 
@@ -471,8 +504,6 @@ def candidates(
     in the starting state. Wrong candidates are mutants that the unit's tests
     detect, so choosing among them is a real decision.
     """
-    from swarm_envs.baselines.scripted import unit_patches
-
     rng = random.Random(f"{task.id}:{unit.name}:{seed}")
     right = unit_patches(task, unit)
     out = [Candidate(unit.name, True, tuple((p.path, p.old, p.new) for p in right))]

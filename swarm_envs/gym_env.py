@@ -77,14 +77,7 @@ class SwarmGymEnv(SwarmBase, gymnasium.Env):
             raise gymnasium.error.ResetNeeded("the episode is over; call reset()")
         ep.submit(0, action)
         ep.check_budgets()
-        reward = 0.0
-        while not ep.ready and not ep.ended:
-            if self.config.sync == "event":
-                ep.advance()
-            else:
-                ep.advance_round()
-            reward += ep.rescore()
-            ep.check_budgets()
+        reward = ep.advance_until_ready()
         if ep.ended:
             ep.observe_all()
             changed = [0]

@@ -170,21 +170,15 @@ class SwarmParallelEnv(SwarmBase, ParallelEnv):
             if st.done:
                 ep.refuse(i, DONE_AGAIN)
                 self._obs[name], self._infos[name] = st.obs, st.info
-            elif st.ready:
+            elif i in ep.ready:
                 ep.submit(i, action)
                 acted.append(i)
-        if self.config.sync == "event":
-            ep.advance()
-            while not ep.ready and not ep.ended:  # e.g. an agent said done: keep going
-                ep.advance()
-        else:
-            ep.advance_round()
+        reward = ep.advance_until_ready()
+        ep.check_budgets()  # also when idle agents held time still
         for i in acted:
-            if not ep.agents[i].ready:
+            if i not in ep.ready:
                 ep.mark_busy(i)
                 self._infos[self.possible_agents[i]] = ep.agents[i].info
-        reward = ep.rescore()
-        ep.check_budgets()
         if ep.ended:
             ep.observe_all()
             changed = range(len(ep.agents))

@@ -29,7 +29,7 @@ def dashboard(ep: Episode) -> str:
     for st in rows:
         if st.done:
             state = "done"
-        elif st.ready:
+        elif st.index in ep.ready:
             state = "ready"
         elif st.waiting:
             state = "waiting"
@@ -41,7 +41,7 @@ def dashboard(ep: Episode) -> str:
         lines.append(f"  {st.name:<10} {state:<22} last: {last}{err}  actions: {st.actions}")
     if len(ep.agents) > MAX_ROWS:
         counts = {
-            "ready": sum(s.ready for s in ep.agents),
+            "ready": len(ep.ready),
             "done": sum(s.done for s in ep.agents),
             "waiting": sum(s.waiting for s in ep.agents),
         }

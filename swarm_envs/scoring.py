@@ -171,20 +171,29 @@ class Scorer(abc.ABC):
 
     def _select(self, selection: Sequence[str] | None) -> tuple[list[str], list[str]]:
         """(selected canonical ids in suite order, selection entries that matched nothing)."""
-        ids = self.collection.ids
-        if selection is None:
-            return list(ids), []
-        if isinstance(selection, str):
-            selection = [selection]
-        chosen: set[str] = set()
-        unmatched: list[str] = []
-        for raw in selection:
-            s = str(raw).strip().lstrip("./").rstrip("/")
-            hits = [i for i in ids if _matches(i, s)]
-            if not hits:
-                unmatched.append(str(raw))
-            chosen.update(hits)
-        return [i for i in ids if i in chosen], unmatched
+        return select_tests(self.collection.ids, selection)
+
+
+def select_tests(
+    ids: Sequence[str], selection: Sequence[str] | str | None
+) -> tuple[list[str], list[str]]:
+    """(the ids matched by `selection`, in suite order; selection entries matching none).
+
+    Entries are test files, directories, classes or node-id prefixes; None selects all.
+    """
+    if selection is None:
+        return list(ids), []
+    if isinstance(selection, str):
+        selection = [selection]
+    chosen: set[str] = set()
+    unmatched: list[str] = []
+    for raw in selection:
+        s = str(raw).strip().lstrip("./").rstrip("/")
+        hits = [i for i in ids if _matches(i, s)]
+        if not hits:
+            unmatched.append(str(raw))
+        chosen.update(hits)
+    return [i for i in ids if i in chosen], unmatched
 
 
 def _matches(nodeid: str, sel: str) -> bool:

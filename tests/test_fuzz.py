@@ -84,7 +84,7 @@ def test_env_never_raises_and_workspace_stays_consistent(batch):
             continue
         if isinstance(action, str) and '"run_command"' in action:
             continue
-        ready = [a for a in env.agents if env.episode.agents[env.possible_agents.index(a)].ready]
+        ready = env.ready_agents
         obs, rew, term, trunc, infos = env.step({a: action for a in ready})
         for a in env.agents:
             assert isinstance(obs[a], str)

@@ -12,11 +12,7 @@ from swarm_envs.actions import ToolCall
 
 def act(env, agent, action):
     """Give one action to `agent` (the other ready agents wait) and step until it is ready."""
-    others = {
-        a: call("wait", tokens=1)
-        for a in env.agents
-        if a != agent and env.episode.agents[env.possible_agents.index(a)].ready
-    }
+    others = {a: call("wait", tokens=1) for a in env.ready_agents if a != agent}
     obs, rew, term, trunc, infos = env.step({agent: action, **others})
     while not infos[agent]["ready"] and env.agents:
         obs, rew, term, trunc, infos = env.step({})
