@@ -6,11 +6,12 @@ from typing import Any
 
 from pettingzoo import AECEnv
 
-from swarm_envs.parallel import DONE_AGAIN, SwarmBase
+from swarm_envs.error import ResetNeeded
+from swarm_envs.facade import AgentSpaces
 from swarm_envs.task import Task
 
 
-class SwarmAECEnv(SwarmBase, AECEnv):
+class SwarmAECEnv(AgentSpaces, AECEnv):
     """A swarm working on one software project, as a PettingZoo `AECEnv`.
 
     The same simulation as `SwarmParallelEnv` (see its docstring for spaces,
@@ -22,7 +23,7 @@ class SwarmAECEnv(SwarmBase, AECEnv):
     """
 
     def __init__(self, task: str | Task = "calc", **config: Any):
-        self._setup(task, config)
+        super().__init__(task, **config)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self._reset_episode(seed, options)
@@ -43,36 +44,22 @@ class SwarmAECEnv(SwarmBase, AECEnv):
         return self.possible_agents[min(ep.ready)] if ep.ready else self.agents[0]
 
     def step(self, action: Any) -> None:
+        if not self.agents:
+            raise ResetNeeded("step() on a finished or unstarted episode; call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         ep = self._episode
-        i = self._agent(agent)
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        if ep.agents[i].done:  # cannot be selected, but keep the contract for direct calls
-            ep.refuse(i, DONE_AGAIN)
-        else:
-            ep.submit(i, action)
-            ep.mark_busy(i)
-            self.infos[agent] = ep.agents[i].info
-            ep.check_budgets()
-        reward = ep.advance_until_ready()
-        if ep.ended:
-            ep.observe_all()
-            changed = range(len(ep.agents))
-            for a in self.agents:
-                self.terminations[a] = ep.ended == "terminated"
-                self.truncations[a] = ep.ended == "truncated"
-        else:
-            changed = ep.observe_changed()
-        for j in changed:
+        out = ep.step({self._agent(agent): action})
+        for j in out.changed:
             self.infos[self.possible_agents[j]] = ep.agents[j].info
-        if reward:
-            self.rewards = dict.fromkeys(self.agents, reward)
-        ep.record_step(reward, changed)
+        self.rewards = dict.fromkeys(self.agents, out.reward)
+        if out.end:
+            for a in self.agents:
+                self.terminations[a] = out.terminated
+                self.truncations[a] = out.truncated
         self.agent_selection = self._next_ready()
         self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
+        self._rendered_step()

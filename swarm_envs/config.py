@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -99,7 +100,8 @@ class EnvConfig(_Model):
     )
     time: TimeModel = Field(default_factory=TimeModel)
     time_cap_s: float = Field(
-        default=3600.0, gt=0, description="virtual seconds before the episode is truncated"
+        default=3600.0,
+        description="virtual seconds before the episode is truncated (math.inf: no cap)",
     )
     token_budget: int | None = Field(
         default=None,
@@ -128,6 +130,14 @@ class EnvConfig(_Model):
         default=3, ge=1, description="consecutive 'no verdict' scorings before ending cleanly"
     )
 
+    @field_validator("time_cap_s", mode="before")
+    @classmethod
+    def _time_cap(cls, v: object) -> float:
+        try:
+            return check_time_cap(v, "time_cap_s")
+        except ConfigError as e:  # pydantic reports it with the field and the value
+            raise ValueError(str(e).split(": ", 1)[1]) from None
+
     @classmethod
     def build(cls, **kwargs: object) -> EnvConfig:
         """Validate keyword arguments, raising `ConfigError` that names the field."""
@@ -137,12 +147,30 @@ class EnvConfig(_Model):
             raise ConfigError(_explain(e)) from None
 
 
+def check_time_cap(value: object, name: str = "time_cap") -> float:
+    """A time cap in virtual seconds: a positive number, `math.inf` for no cap.
+
+    The same rule as `EnvConfig.time_cap_s`, for the caps given to `reset` and
+    `set_time_cap`.
+
+    Raises:
+        ConfigError: naming `name` and the value.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
+        raise ConfigError(
+            f"{name}={value!r}: expected a positive number of virtual seconds (math.inf: no cap)"
+        )
+    return float(value)
+
+
 def _explain(e: ValidationError) -> str:
     parts = []
     for err in e.errors():
         field = ".".join(str(p) for p in err["loc"]) or "(config)"
         value = err.get("input")
         msg = err["msg"]
+        if err["type"] == "value_error":  # our validators' own words, without pydantic's prefix
+            msg = str(err.get("ctx", {}).get("error", msg))
         if err["type"] == "extra_forbidden":
             msg = f"unknown option; allowed options: {sorted(EnvConfig.model_fields)}"
             if field.startswith("time."):

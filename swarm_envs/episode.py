@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import math
 import time as wallclock
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,8 +27,9 @@ import numpy as np
 from swarm_envs import actions as A
 from swarm_envs.channels import Message, PostOffice
 from swarm_envs.clock import Clock
-from swarm_envs.config import EnvConfig
-from swarm_envs.error import ActionError, ConfigError, ScoringError
+from swarm_envs.config import EnvConfig, check_time_cap
+from swarm_envs.error import ActionError, ResetNeeded, ScoringError
+from swarm_envs.outcome import END_KIND, EndKind, EndReason, StepOutcome
 from swarm_envs.recording import Recorder
 from swarm_envs.sandboxes import Sandbox, make_sandbox
 from swarm_envs.scoring import Scorer, TestReport, make_scorer, select_tests
@@ -38,6 +39,7 @@ from swarm_envs.workspace import Workspace
 
 logger = logging.getLogger("swarm_envs")
 TRUNCATED_MARK = "\n[... truncated {n} characters ...]\n"
+DONE_AGAIN = "you already said done; your actions are no longer accepted"
 
 
 def agent_names(n: int) -> list[str]:
@@ -102,42 +104,61 @@ def format_report(report: TestReport, max_failures: int = 10) -> str:
 
 
 class Episode:
-    """One episode: clock, agents, workspace, messages, scoring."""
+    """One episode: clock, agents, workspace, messages, scoring.
+
+    Every attribute exists from construction; until the first `reset()` the episode
+    is not started (`started` is False) and `step` raises `ResetNeeded`.
+    """
 
     def __init__(self, task: Task, config: EnvConfig):
         self.task = task
         self.config = config
         self.names = agent_names(config.num_agents)
         self._index = {name: i for i, name in enumerate(self.names)}
-        self.time_cap = config.time_cap_s
+        self._default_cap = config.time_cap_s
         self.sandbox: Sandbox | None = None
         self.scorer: Scorer | None = None
         self.recorder = Recorder(config.record_path) if config.record_path else None
-        self.np_random = np.random.default_rng(config.seed)
         self._test_ids: list[str] | None = None
+        self.started = False
+        self._new_state(config.seed, self._default_cap)
 
-    # ------------------------------------------------------------------ lifecycle
-
-    def reset(self, seed: int | None = None, time_cap: float | None = None) -> None:
-        self.close_sandbox()
-        if time_cap is not None:
-            if not (isinstance(time_cap, int | float) and time_cap > 0 and math.isfinite(time_cap)):
-                raise ConfigError(f"time_cap={time_cap!r}: expected a positive number of seconds")
-        self.time_cap = float(time_cap) if time_cap is not None else self.config.time_cap_s
+    def _new_state(self, seed: int | None, time_cap: float) -> None:
+        n = self.config.num_agents
         self.seed = seed
         self.np_random = np.random.default_rng(seed)
-        n = self.config.num_agents
+        self.time_cap = time_cap
         self.clock = Clock(n)
         self.post = PostOffice(n, self.config.time.message_latency_s)
         self.agents = [AgentState(i, name) for i, name in enumerate(self.names)]
         self.ready: set[int] = set(range(n))  # agents that may act now
         self.completed: list[int] = []  # agents whose action completed during this step
         self.tokens = 0
-        self.ended: str | None = None  # "terminated" or "truncated"
-        self.end_reason: str | None = None
+        self.done_count = 0  # agents that said done
+        self.ended: EndKind | None = None
+        self.end_reason: EndReason | None = None
         self.scorer_failures = 0
         self.dirty = False
         self.verdict = "ok"
+        self.passed = 0
+        self.per_test: dict[str, bool] = {}
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def set_time_cap(self, seconds: float) -> None:
+        """Set the time cap of every later episode (a `reset` option still overrides it once).
+
+        The running episode keeps its cap; vector environments that reset on their own
+        pick the new one up at their next reset.
+        """
+        self._default_cap = check_time_cap(seconds, "time_cap")
+
+    def reset(self, seed: int | None = None, time_cap: float | None = None) -> None:
+        """Start a new episode: a fresh sandbox with the task's starting state, scored."""
+        cap = self._default_cap if time_cap is None else check_time_cap(time_cap, "time_cap")
+        self.close_sandbox()
+        self.started = False
+        self._new_state(seed, cap)
         self.sandbox = make_sandbox(self.config.sandbox)
         self.task.materialize(self.sandbox.root)
         self.workspace = Workspace(self.sandbox.root, self.task.is_protected)
@@ -157,6 +178,7 @@ class Episode:
             st.result = intro
             self._observe(st)
             st.info["sandbox"] = {"backend": self.config.sandbox, "protections": protections}
+        self.started = True
 
     def close_sandbox(self) -> None:
         if self.scorer is not None:
@@ -179,7 +201,57 @@ class Episode:
     def tests_total(self) -> int:
         return len(self._test_ids or ())
 
-    # ------------------------------------------------------------------ submit
+    # ------------------------------------------------------------------ step
+
+    def step(self, submissions: Mapping[int, object]) -> StepOutcome:
+        """One step of the protocol: the same for every API form.
+
+        1. Each submitted action of a ready agent is parsed, costed and scheduled; an
+           agent that said `done` gets an error observation; busy agents are ignored.
+        2. Completions are applied in time order until some agent is ready or the
+           episode ends; the workspace is scored after each batch of effects.
+        3. Budgets are checked (token budget, all done, time cap).
+        4. Agents still busy get a cheap info update; agents whose action completed
+           (every agent, when the episode ended) get their new observation.
+        5. The step is recorded.
+
+        Args:
+            submissions: agent index -> action (any form `parse_action` accepts).
+
+        Raises:
+            ResetNeeded: the episode has not started or has already ended.
+        """
+        if not self.started:
+            raise ResetNeeded("step() before reset(): call reset() first")
+        if self.ended:
+            raise ResetNeeded(
+                f"step() on a finished episode ({self.ended}: {self.end_reason}); "
+                "call reset() first"
+            )
+        refused: list[int] = []
+        acted: list[int] = []
+        for i, action in submissions.items():
+            st = self.agents[i]
+            if st.done:
+                self._refuse(i, DONE_AGAIN)
+                refused.append(i)
+            elif i in self.ready:
+                self.submit(i, action)
+                acted.append(i)
+        reward = self._advance_until_ready()
+        self._check_budgets()  # also when idle ready agents held time still
+        if self.ended:
+            self._observe_all()
+            everyone = range(len(self.agents))
+            self._record_step(reward, everyone)
+            return StepOutcome(reward, everyone, self.ended, self.end_reason)
+        # Disjoint: refused agents act no more, busy ones have not completed.
+        busy = [i for i in acted if self.agents[i].pending is not None]
+        for i in busy:
+            self._mark_busy(i)
+        observed = self._observe_changed()
+        self._record_step(reward, observed)
+        return StepOutcome(reward, [*refused, *busy, *observed])
 
     def submit(self, i: int, action: object) -> None:
         """Parse, cost and schedule agent `i`'s action (the agent must be ready)."""
@@ -242,7 +314,7 @@ class Episode:
         else:
             self.clock.schedule(st.index, until)
 
-    def refuse(self, i: int, reason: str) -> None:
+    def _refuse(self, i: int, reason: str) -> None:
         """An action from an agent that may not act (e.g. it said done): error, no cost."""
         st = self.agents[i]
         st.result = None
@@ -265,7 +337,7 @@ class Episode:
                 # Nothing completes before the cap: untimed waits, or actions past it.
                 self._truncate_at_cap()
             else:
-                self._end("terminated", "all_done")
+                self._end("all_done")
             return []
         for i in due:
             self._complete(i)
@@ -297,7 +369,7 @@ class Episode:
                     self.clock.cancel(st.index)
                     self._complete(st.index)
 
-    def advance_until_ready(self) -> float:
+    def _advance_until_ready(self) -> float:
         """Apply completions until some agent is ready or the episode ends; returns the reward.
 
         Event mode moves to the next completion, and on when it left nobody ready (an
@@ -311,12 +383,17 @@ class Episode:
             else:
                 self.advance_round()
             reward += self.rescore()
-            self.check_budgets()
+            self._check_budgets()
         return reward
 
     def _truncate_at_cap(self) -> None:
+        # Nothing completes before the cap: time jumps to it. Under an infinite cap
+        # nothing ever will (everyone waits for a message nobody sends): stalled.
+        if math.isinf(self.time_cap):
+            self._end("stalled")
+            return
         self.clock.advance_to(max(self.clock.now, self.time_cap))
-        self._end("truncated", "time_cap")
+        self._end("time_cap")
 
     def _complete(self, i: int) -> None:
         st = self.agents[i]
@@ -358,6 +435,7 @@ class Episode:
         self.completed.append(st.index)
         if p.tool == "done" and p.error is None and st.error is None:
             st.done = True
+            self.done_count += 1
         else:
             self.ready.add(st.index)
 
@@ -460,7 +538,7 @@ class Episode:
         report = self._score()
         if report is None:
             if self.scorer_failures >= self.config.max_scorer_failures:
-                self._end("truncated", "scorer_failure")
+                self._end("scorer_failure")
             return 0.0  # "no verdict": keep the last known score, retry next step
         self.dirty = False
         reward = float(report.passed - self.passed)
@@ -468,23 +546,23 @@ class Episode:
         if report.per_test != self.per_test:  # the same count can hide other changes
             self.per_test = dict(report.per_test)
         if self.passed == self.tests_total and self.tests_total and not self.ended:
-            self._end("terminated", "all_tests_pass")
+            self._end("all_tests_pass")
         return reward
 
-    def check_budgets(self) -> None:
+    def _check_budgets(self) -> None:
         if self.ended:
             return
         budget = self.config.token_budget
         if budget is not None and self.tokens >= budget:
-            self._end("truncated", "token_budget")
-        elif all(st.done for st in self.agents):
-            self._end("terminated", "all_done")
+            self._end("token_budget")
+        elif self.done_count == len(self.agents):
+            self._end("all_done")
         elif self.clock.now >= self.time_cap and not self.ready:
-            self._end("truncated", "time_cap")
+            self._end("time_cap")
 
-    def _end(self, kind: str, reason: str) -> None:
+    def _end(self, reason: EndReason) -> None:
         if self.ended is None:
-            self.ended, self.end_reason = kind, reason
+            self.ended, self.end_reason = END_KIND[reason], reason
 
     # ------------------------------------------------------------------ observations
 
@@ -571,7 +649,7 @@ class Episode:
             "truncation": self.end_reason if self.ended == "truncated" else None,
         }
 
-    def observe_changed(self) -> list[int]:
+    def _observe_changed(self) -> list[int]:
         """Observe the agents whose action completed during the step; returns them.
 
         A ready agent that has not acted keeps its observation (and its undelivered
@@ -583,7 +661,7 @@ class Episode:
             self._observe(self.agents[i])
         return changed
 
-    def mark_busy(self, i: int) -> None:
+    def _mark_busy(self, i: int) -> None:
         """Cheap info update for an agent that just started an action."""
         st = self.agents[i]
         info = dict(st.info)
@@ -593,7 +671,7 @@ class Episode:
         info["messages"] = []  # already reported with the previous observation
         st.info = info
 
-    def record_step(self, reward: float, changed: Iterable[int]) -> None:
+    def _record_step(self, reward: float, changed: Iterable[int]) -> None:
         """Write the step (and the end, if it ended) to the recording, if any."""
         if self.recorder is None:
             return
@@ -604,7 +682,7 @@ class Episode:
                 self.clock.now, self.ended, self.end_reason or "", self.passed, self.tests_total
             )
 
-    def observe_all(self) -> None:
+    def _observe_all(self) -> None:
         """Final observations when the episode ends (every agent, with the reason)."""
         self.completed = []
         for st in self.agents:

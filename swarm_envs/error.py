@@ -10,6 +10,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
+import gymnasium.error
+
 
 class Error(Exception):
     """Base class of every error raised by swarm-envs."""
@@ -54,6 +56,10 @@ class BackendUnavailable(SandboxError):
 
 class ScoringError(Error):
     """The scorer itself failed: the step has no verdict (never a silent zero)."""
+
+
+class ResetNeeded(Error, gymnasium.error.ResetNeeded):
+    """`step()` before the first `reset()`, or after the episode ended (every API form)."""
 
 
 class ActionError(Error):

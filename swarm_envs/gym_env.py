@@ -7,7 +7,8 @@ from typing import Any
 import gymnasium
 
 from swarm_envs.error import ConfigError
-from swarm_envs.parallel import SwarmBase
+from swarm_envs.facade import SwarmBase
+from swarm_envs.spaces import UnicodeText
 from swarm_envs.task import Task
 
 
@@ -51,10 +52,9 @@ class SwarmGymEnv(SwarmBase, gymnasium.Env):
                 f"num_agents={config['num_agents']!r}: the Gymnasium form has exactly one "
                 "agent; use swarm_envs.parallel_env for a swarm"
             )
-        self._setup(task, {**config, "num_agents": 1})
-        self.observation_space = self._obs_space
-        self.action_space = self._act_space
-        self.spec_task = self.task.id
+        super().__init__(task, **{**config, "num_agents": 1})
+        self.observation_space = UnicodeText(self.config.max_observation_chars)
+        self.action_space = UnicodeText(self.config.max_action_chars)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
         super().reset(seed=seed)
@@ -72,19 +72,7 @@ class SwarmGymEnv(SwarmBase, gymnasium.Env):
         return st.obs, info
 
     def step(self, action: Any) -> tuple[str, float, bool, bool, dict]:
-        ep = self._episode
-        if ep.ended:
-            raise gymnasium.error.ResetNeeded("the episode is over; call reset()")
-        ep.submit(0, action)
-        ep.check_budgets()
-        reward = ep.advance_until_ready()
-        if ep.ended:
-            ep.observe_all()
-            changed = [0]
-        else:
-            changed = ep.observe_changed()
-        ep.record_step(reward, changed)
-        if self.render_mode == "human":
-            self.render()
+        out = self._episode.step({0: action})
+        self._rendered_step()
         obs, info = self._output()
-        return obs, reward, ep.ended == "terminated", ep.ended == "truncated", info
+        return obs, out.reward, out.terminated, out.truncated, info
