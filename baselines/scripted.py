@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from swarm_envs.actions import estimate_tokens
+from swarm_envs.channels import agent_name, agent_names
 from swarm_envs.generators import unit_patches
 from swarm_envs.task import Task, Unit
 
@@ -41,7 +43,7 @@ def _with_usage(action: dict, observation: str, reasoning_tokens: int) -> dict:
     # "thought" before calling the tool, as an LLM agent would.
     usage = {
         "output_tokens": action["usage"]["output_tokens"] + reasoning_tokens,
-        "input_tokens": (len(observation) + 3) // 4,
+        "input_tokens": estimate_tokens(len(observation)),
     }
     return {**action, "usage": usage}
 
@@ -164,7 +166,7 @@ class ScriptedAgent:
             return _call("post", 20, channel="general", text="working alone")
         # One message per teammate; the first now, the rest queued in the plan.
         msgs = [
-            _call("send_message", 20 + 10 * len(v), to=f"agent_{k}", text="\n".join(v))
+            _call("send_message", 20 + 10 * len(v), to=agent_name(k), text="\n".join(v))
             for k, v in sorted(lines.items())
         ]
         self._plan = msgs[1:] + self._plan
@@ -198,8 +200,8 @@ def make_team(
 ) -> dict[str, ScriptedAgent]:
     """One scripted agent per agent name."""
     return {
-        f"agent_{i}": ScriptedAgent(
-            f"agent_{i}", task, strategy, num_agents, seed, reasoning_tokens=reasoning_tokens
+        name: ScriptedAgent(
+            name, task, strategy, num_agents, seed, reasoning_tokens=reasoning_tokens
         )
-        for i in range(num_agents)
+        for name in agent_names(num_agents)
     }

@@ -27,7 +27,7 @@ from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-TRUNCATION_MARKER = "\n[... output truncated: {dropped} more bytes not shown ...]\n"
+from swarm_envs.text import truncation_marker
 
 
 class SandboxLimits(BaseModel):
@@ -217,7 +217,7 @@ class OutputCap:
     def text(self) -> tuple[str, bool]:
         out = b"".join(self.chunks).decode("utf-8", errors="replace")
         if self.dropped:
-            out += TRUNCATION_MARKER.format(dropped=self.dropped)
+            out += truncation_marker(self.dropped, "bytes of output")
         return out, self.dropped > 0
 
 

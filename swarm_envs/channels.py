@@ -5,12 +5,29 @@ next observation at or after that time. Each recipient has its own FIFO inbox: s
 messages are sent in time order and the latency is constant, FIFO order is delivery
 order, so routing a direct message costs O(1) whatever the number of agents, and a
 channel post costs O(subscribers).
+
+Agents are addressed by index inside and by name (`agent_<index>`) outside.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+
+
+def agent_name(index: int) -> str:
+    """The name of agent `index`: `agent_<index>`."""
+    return f"agent_{index}"
+
+
+def agent_names(n: int) -> list[str]:
+    """The agent names of a swarm of `n`: agent_0 .. agent_{n-1}."""
+    return [agent_name(i) for i in range(n)]
+
+
+def agent_range(n: int) -> str:
+    """The names of a swarm of `n` in words, for messages: `agent_0 .. agent_3`."""
+    return f"{agent_name(0)} .. {agent_name(n - 1)}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,39 +7,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from swarm_envs.error import ConfigError
-
-TOOL_NAMES = (
-    "list_files",
-    "read_file",
-    "write_file",
-    "edit_file",
-    "run_tests",
-    "run_command",
-    "send_message",
-    "post",
-    "subscribe",
-    "wait",
-    "done",
-)
+from swarm_envs.error import ConfigError, describe_invalid
+from swarm_envs.tools import TOOLS
 
 
 def _default_tool_seconds() -> dict[str, float]:
     # Modelled durations of the tools themselves (thinking time is separate).
-    # run_tests is absent: it takes the task's modelled suite duration, scaled by
-    # the fraction of the suite selected.
-    return {
-        "list_files": 0.5,
-        "read_file": 0.5,
-        "write_file": 0.5,
-        "edit_file": 0.5,
-        "run_command": 3.0,
-        "send_message": 0.2,
-        "post": 0.2,
-        "subscribe": 0.1,
-        "wait": 0.0,
-        "done": 0.0,
-    }
+    return {name: tool.cost_s for name, tool in TOOLS.items()}
 
 
 class _Model(BaseModel):
@@ -77,9 +51,9 @@ class TimeModel(_Model):
     @field_validator("tool_s")
     @classmethod
     def _tools(cls, v: dict[str, float]) -> dict[str, float]:
-        unknown = sorted(set(v) - set(TOOL_NAMES) - {"run_tests"})
+        unknown = sorted(set(v) - set(TOOLS))
         if unknown:
-            raise ValueError(f"unknown tools {unknown}; allowed: {list(TOOL_NAMES)}")
+            raise ValueError(f"unknown tools {unknown}; allowed: {list(TOOLS)}")
         bad = {k: x for k, x in v.items() if not x >= 0}
         if bad:
             raise ValueError(f"durations must be >= 0, got {bad}")
@@ -164,16 +138,5 @@ def check_time_cap(value: object, name: str = "time_cap") -> float:
 
 
 def _explain(e: ValidationError) -> str:
-    parts = []
-    for err in e.errors():
-        field = ".".join(str(p) for p in err["loc"]) or "(config)"
-        value = err.get("input")
-        msg = err["msg"]
-        if err["type"] == "value_error":  # our validators' own words, without pydantic's prefix
-            msg = str(err.get("ctx", {}).get("error", msg))
-        if err["type"] == "extra_forbidden":
-            msg = f"unknown option; allowed options: {sorted(EnvConfig.model_fields)}"
-            if field.startswith("time."):
-                msg = f"unknown option; allowed: {sorted(TimeModel.model_fields)}"
-        parts.append(f"{field}={value!r}: {msg}")
-    return "invalid configuration: " + "; ".join(parts)
+    allowed = {"": EnvConfig.model_fields, "time": TimeModel.model_fields}
+    return "invalid configuration: " + describe_invalid(e, noun="option", allowed=allowed)

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from swarm_envs import actions as A
-from swarm_envs.channels import Message, PostOffice
+from swarm_envs.channels import Message, PostOffice, agent_names, agent_range
 from swarm_envs.clock import Clock
 from swarm_envs.config import EnvConfig, check_time_cap
 from swarm_envs.error import ActionError, ResetNeeded, ScoringError
@@ -35,16 +35,12 @@ from swarm_envs.sandboxes import Sandbox, make_sandbox
 from swarm_envs.scoring import Scorer, TestReport, make_scorer, select_tests
 from swarm_envs.spaces import Observation
 from swarm_envs.task import Task
+from swarm_envs.text import cap_middle
+from swarm_envs.tools import TOOLS
 from swarm_envs.workspace import Workspace
 
 logger = logging.getLogger("swarm_envs")
-TRUNCATED_MARK = "\n[... truncated {n} characters ...]\n"
 DONE_AGAIN = "you already said done; your actions are no longer accepted"
-
-
-def agent_names(n: int) -> list[str]:
-    """The agent names of a swarm of `n`: agent_0 .. agent_{n-1}."""
-    return [f"agent_{i}" for i in range(n)]
 
 
 @dataclass
@@ -78,15 +74,6 @@ class AgentState:
     team: str | None = None  # the status line's team part, built once
 
 
-def _cap(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    marker = TRUNCATED_MARK.format(n=len(text) - limit)
-    keep = max(limit - len(marker), 0)
-    head = keep * 2 // 3
-    return text[:head] + marker + text[len(text) - (keep - head) :]
-
-
 def format_report(report: TestReport, max_failures: int = 10) -> str:
     """A run_tests result: one summary line, then the first failures."""
     if report.verdict != "ok":
@@ -118,6 +105,7 @@ class Episode:
         self._default_cap = config.time_cap_s
         self.sandbox: Sandbox | None = None
         self.scorer: Scorer | None = None
+        self._workspace: Workspace | None = None
         self.recorder = Recorder(config.record_path) if config.record_path else None
         self._test_ids: list[str] | None = None
         self.started = False
@@ -161,7 +149,7 @@ class Episode:
         self._new_state(seed, cap)
         self.sandbox = make_sandbox(self.config.sandbox)
         self.task.materialize(self.sandbox.root)
-        self.workspace = Workspace(self.sandbox.root, self.task.is_protected)
+        self._workspace = Workspace(self.sandbox.root, self.task.is_protected)
         self.scorer = make_scorer(self.task, self.sandbox, kind=self.config.scorer)
         if self._test_ids is None:
             self._test_ids = self.scorer.test_ids()
@@ -187,6 +175,7 @@ class Episode:
         if self.sandbox is not None:
             self.sandbox.close()
             self.sandbox = None
+        self._workspace = None
 
     def close(self) -> None:
         self.close_sandbox()
@@ -442,86 +431,70 @@ class Episode:
     # ------------------------------------------------------------------ tools
 
     def _apply(self, st: AgentState, tool: str, args: Any) -> str:
-        ws, now = self.workspace, self.clock.now
-        if tool == "list_files":
-            return ws.list_files(args.path)
-        if tool == "read_file":
-            return ws.read_file(args.path, args.start_line, args.end_line)
-        if tool == "write_file":
-            out = ws.write_file(args.path, args.content)
+        spec = TOOLS[tool]
+        out = spec.handler(self, st.index, args)
+        if spec.writes:
             self.dirty = True
-            return out
-        if tool == "edit_file":
-            out = ws.edit_file(args.path, args.old, args.new)
-            self.dirty = True
-            return out
-        if tool == "run_tests":
-            if args.selection and not self._select(args.selection):
-                raise ActionError(
-                    f"run_tests: no test matches {args.selection}; use test files like "
-                    "'tests/test_x.py' or ids like 'tests/test_x.py::test_y'"
-                )
-            report = self.scorer.evaluate(args.selection)
-            return format_report(report)
-        if tool == "run_command":
-            assert self.sandbox is not None
-            res = self.sandbox.run(args.command)
-            self.dirty = True
-            status = (
-                "timed out and was killed"
-                if res.timed_out
-                else f"exit code {res.returncode}"
-                if res.returncode is not None
-                else "killed"
-            )
-            return f"$ {args.command}\n{res.output}\n[{status}]"
-        if tool == "send_message":
-            j = self._index.get(args.to)
-            if j is None:
-                raise ActionError(
-                    f"send_message: unknown agent {args.to!r}; agents are agent_0 .. "
-                    f"agent_{len(self.agents) - 1}"
-                )
-            if j == st.index:
-                raise ActionError("send_message: you cannot message yourself")
-            msg = self.post.send(now, st.index, j, args.text)
-            self._wake(j, msg.deliver_at)
-            return f"message sent to {args.to} (delivered at t={msg.deliver_at:.1f}s)"
-        if tool == "post":
-            recipients = self.post.post(now, st.index, args.channel, args.text)
-            at = now + self.post.latency
-            for j in recipients:
-                self._wake(j, at)
-            if args.channel not in self.post.subscriptions(st.index):
-                note = " (you are not subscribed to it)"
-            else:
-                note = ""
-            return f"posted to #{args.channel}{note}: {len(recipients)} recipients"
-        if tool == "subscribe":
-            new = self.post.subscribe(st.index, args.channel)
-            subs = ", ".join("#" + c for c in self.post.subscriptions(st.index))
-            verb = "subscribed to" if new else "already subscribed to"
-            return f"{verb} #{args.channel}; your channels: {subs}"
-        if tool == "wait":
-            return "waited"
-        if tool == "done":
-            return "you are done; the episode ends when every agent is done"
-        raise AssertionError(tool)
+        return out
 
-    def _wake(self, j: int, at: float) -> None:
-        """A message to agent j arrives at `at`: a waiting agent wakes then."""
-        st = self.agents[j]
+    # The `ToolContext` the handlers use (see swarm_envs.tools).
+
+    @property
+    def workspace(self) -> Workspace:
+        """The shared project files of the running episode."""
+        if self._workspace is None:
+            raise ResetNeeded("the episode has no workspace before reset()")
+        return self._workspace
+
+    @property
+    def num_agents(self) -> int:
+        return len(self.agents)
+
+    def agent_index(self, name: str) -> int | None:
+        return self._index.get(name)
+
+    def run_tests(self, selection: list[str] | None) -> str:
+        if selection and not self._select(selection):
+            raise ActionError(
+                f"run_tests: no test matches {selection}; use test files like "
+                "'tests/test_x.py' or ids like 'tests/test_x.py::test_y'"
+            )
+        return format_report(self._scorer().evaluate(selection))
+
+    def run_command(self, command: str) -> str:
+        res = self._sandbox().run(command)
+        if res.timed_out:
+            status = "timed out and was killed"
+        elif res.returncode is not None:
+            status = f"exit code {res.returncode}"
+        else:
+            status = "killed"
+        return f"$ {command}\n{res.output}\n[{status}]"
+
+    def wake(self, agent: int, at: float) -> None:
+        """A message to `agent` arrives at `at`: a waiting agent wakes then."""
+        st = self.agents[agent]
         if not st.waiting or st.pending is None:
             return
         at = max(at, st.pending.think_end)
-        due = self.clock.due[j]
+        due = self.clock.due[agent]
         if due is None or at < due:
-            self.clock.schedule(j, at)
+            self.clock.schedule(agent, at)
+
+    def _scorer(self) -> Scorer:
+        if self.scorer is None:
+            raise ResetNeeded("the episode has no scorer before reset()")
+        return self.scorer
+
+    def _sandbox(self) -> Sandbox:
+        if self.sandbox is None:
+            raise ResetNeeded("the episode has no sandbox before reset()")
+        return self.sandbox
 
     # ------------------------------------------------------------------ scoring
 
     def _score(self) -> TestReport | None:
-        report = self.scorer.evaluate()
+        report = self._scorer().evaluate()
         if report.verdict != "ok":
             self.scorer_failures += 1
             self.verdict = "no_verdict"
@@ -574,7 +547,7 @@ class Episode:
             "same time; the team's reward is the number of tests that pass. Files, tests "
             "and commands are shared. Talk with send_message (to one agent) and post (to a "
             "channel; everyone is in #general). Act with one tool call per action: "
-            + ", ".join(A.TOOLS)
+            + ", ".join(TOOLS)
             + "."
         )
 
@@ -584,7 +557,7 @@ class Episode:
             return "you work alone"
         if n <= 9:
             return "teammates: " + ", ".join(name for name in self.names if name != st.name)
-        return f"teammates: {n - 1} others (agent_0 .. agent_{n - 1})"
+        return f"teammates: {n - 1} others ({agent_range(n)})"
 
     def status_line(self, st: AgentState) -> str:
         """The last line of every observation: time, score, who you are, your team."""
@@ -615,15 +588,15 @@ class Episode:
                 + m.text
                 for m in msgs
             )
-            msg_text = _cap(msg_text, max(limit // 3, 256))
+            msg_text = cap_middle(msg_text, max(limit // 3, 256))
         budget = limit - len(status) - len(msg_text) - 2
-        body = _cap(body, max(budget, 64)) if body else ""
+        body = cap_middle(body, max(budget, 64)) if body else ""
         if body:
             parts.append(body)
         if msg_text:
             parts.append(msg_text)
         parts.append(status)
-        st.obs = Observation(_cap("\n".join(parts), limit))
+        st.obs = Observation(cap_middle("\n".join(parts), limit))
         st.prompt_chars += len(st.obs)
         st.messages = [m.to_dict(self.names) for m in msgs]
         st.info = self._info(st, ready if ready is not None else st.index in self.ready)

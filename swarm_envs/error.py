@@ -8,7 +8,8 @@ workspace) are never exceptions: they become error observations.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
 import gymnasium.error
 
@@ -64,3 +65,58 @@ class ResetNeeded(Error, gymnasium.error.ResetNeeded):
 
 class ActionError(Error):
     """An agent's action is invalid. Caught by the environment and turned into an observation."""
+
+
+def close_matches(word: str, known: Iterable[str], n: int = 3) -> list[str]:
+    """The known names closest to `word` (for "did you mean ...?"), best first."""
+    return difflib.get_close_matches(word, list(known), n=n, cutoff=0.6)
+
+
+class _Invalid(Protocol):
+    def errors(self) -> Sequence[Mapping[str, Any]]: ...
+
+
+def describe_invalid(
+    error: _Invalid,
+    *,
+    noun: str = "field",
+    show_values: bool = True,
+    allowed: Mapping[str, Iterable[str]] | None = None,
+) -> str:
+    """A pydantic `ValidationError` in our words: which field, its value, what was wrong.
+
+    The one formatter behind configuration, manifest and action errors.
+
+    Args:
+        error: the `ValidationError`.
+        noun: what a field is called for the reader ("option", "argument", "field").
+        show_values: include the offending value (off where values can be huge).
+        allowed: the known field names per parent location ("" for the top level), listed
+            when a field is unknown.
+
+    Returns:
+        The problems, separated by "; ".
+    """
+    problems = []
+    for err in error.errors():
+        field = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        kind = err["type"]
+        if kind == "missing":
+            problems.append(f"missing {noun} {field!r}")
+        elif kind == "extra_forbidden":
+            known = (allowed or {}).get(field.rpartition(".")[0])
+            hint = f"; allowed: {sorted(known)}" if known is not None else ""
+            problems.append(f"unknown {noun} {field!r}{hint}")
+        else:
+            # Our validators' own words, without pydantic's "Value error, " prefix.
+            msg = err["msg"]
+            if kind == "value_error":
+                msg = str(err.get("ctx", {}).get("error", msg))
+            value = f" = {_short_repr(err['input'])}" if show_values and "input" in err else ""
+            problems.append(f"{noun} {field!r}{value}: {msg}")
+    return "; ".join(problems)
+
+
+def _short_repr(value: object, limit: int = 120) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."

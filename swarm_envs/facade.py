@@ -12,8 +12,9 @@ from typing import Any
 
 from gymnasium.spaces import Space
 
+from swarm_envs.channels import agent_names, agent_range
 from swarm_envs.config import EnvConfig
-from swarm_envs.episode import Episode, agent_names
+from swarm_envs.episode import Episode
 from swarm_envs.error import ConfigError, Error
 from swarm_envs.render import dashboard
 from swarm_envs.spaces import UnicodeText
@@ -108,8 +109,7 @@ class SwarmBase:
             return self._index[name]
         except (KeyError, TypeError):
             raise Error(
-                f"unknown agent {name!r}; agents are {self.possible_agents[0]} .. "
-                f"{self.possible_agents[-1]}"
+                f"unknown agent {name!r}; agents are {agent_range(len(self.possible_agents))}"
             ) from None
 
 

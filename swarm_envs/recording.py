@@ -15,6 +15,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from swarm_envs.text import cap_head
+
 if TYPE_CHECKING:
     from swarm_envs.episode import Episode
 
@@ -26,12 +28,12 @@ def _text(x: Any) -> Any:
         x = x.model_dump()
     if isinstance(x, bytes):
         x = x.decode("utf-8", "replace")
-    if isinstance(x, str) and len(x) > MAX_TEXT:
-        return x[:MAX_TEXT] + f"[... {len(x) - MAX_TEXT} more characters]"
+    if isinstance(x, str):
+        return cap_head(x, MAX_TEXT)
     try:
         json.dumps(x)
     except (TypeError, ValueError):
-        return repr(x)[:MAX_TEXT]
+        return cap_head(repr(x), MAX_TEXT)
     return x
 
 

@@ -24,11 +24,11 @@ import sys
 from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from swarm_envs.error import ManifestError, UnknownTask
+from swarm_envs.error import ManifestError, UnknownTask, describe_invalid
 
 logger = logging.getLogger("swarm_envs")
 
@@ -41,6 +41,8 @@ MANIFEST = "task.toml"
 _NAME = re.compile(r"^[a-z][a-z0-9_]*(-[a-z0-9_]+)*$")
 
 Suite = Literal["mini", "standard", "long", "custom"]
+#: the suites, in the order they are listed: fast ones first
+SUITES: tuple[str, ...] = get_args(Suite)
 
 
 class _Strict(BaseModel):
@@ -143,11 +145,7 @@ def load_manifest(path: Path) -> TaskManifest:
     try:
         return TaskManifest.model_validate(data)
     except ValidationError as e:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}"
-            for err in e.errors()
-        )
-        raise ManifestError(f"{path}: {problems}") from None
+        raise ManifestError(f"{path}: {describe_invalid(e)}") from None
 
 
 # Files that steer pytest or the interpreter: never writable by agents, and never
