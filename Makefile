@@ -7,7 +7,7 @@ HASH   := $(shell cksum < pyproject.toml | cut -d' ' -f1)
 CORE   := $(VENV)/.core-$(HASH)
 DEV    := $(VENV)/.dev-$(HASH)
 
-.PHONY: demo test test-fast lint bench clean
+.PHONY: demo test test-fast lint layout bench clean
 
 $(CORE): pyproject.toml
 	@# bubblewrap gives the local sandbox its private filesystem view; without it the
@@ -36,9 +36,23 @@ test: $(DEV)
 test-fast: $(DEV)
 	$(PY) -m pytest -q -m "not slow" -x
 
-lint: $(DEV)
+lint: $(DEV) layout
 	$(VENV)/bin/ruff check swarm_envs sandboxes baselines benchmarks tests
 	$(VENV)/bin/ruff format --check swarm_envs sandboxes baselines benchmarks tests
+	cd $(LAYOUT) && $(CURDIR)/$(VENV)/bin/mypy --config-file $(CURDIR)/pyproject.toml -p swarm_envs
+	cd $(LAYOUT) && PYTHONPATH=. $(CURDIR)/$(VENV)/bin/lint-imports --config $(CURDIR)/pyproject.toml
+
+# The package as it is installed (sandboxes and baselines inside swarm_envs), as a tree
+# of links, for the tools that read source trees: mypy and lint-imports. Task projects
+# are data, not part of the package's code.
+LAYOUT := build/layout
+layout:
+	rm -rf $(LAYOUT) && mkdir -p $(LAYOUT)/swarm_envs/tasks
+	cp -rs $(CURDIR)/swarm_envs/. $(LAYOUT)/swarm_envs
+	cp -rs $(CURDIR)/sandboxes $(LAYOUT)/swarm_envs/sandboxes
+	cp -rs $(CURDIR)/baselines $(LAYOUT)/swarm_envs/baselines
+	ln -s $(CURDIR)/tasks/__init__.py $(LAYOUT)/swarm_envs/tasks/__init__.py
+	find $(LAYOUT) -name __pycache__ -prune -exec rm -rf {} +
 
 bench: $(DEV)
 	$(PY) benchmarks/bench_env_overhead.py

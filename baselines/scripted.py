@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -84,7 +85,7 @@ class ScriptedAgent:
 
     # ------------------------------------------------------------------ messages
 
-    def _read(self, info: dict) -> None:
+    def _read(self, info: Mapping[str, Any]) -> None:
         for m in info.get("messages", []):
             for line in m["text"].splitlines():
                 match = _CLAIM.match(line.strip())
@@ -100,11 +101,11 @@ class ScriptedAgent:
 
     # ------------------------------------------------------------------ policy
 
-    def act(self, observation: str, info: dict) -> dict:
+    def act(self, observation: str, info: Mapping[str, Any]) -> dict:
         """The next action, given the agent's latest observation and info."""
         return _with_usage(self._next(info), observation, self.reasoning_tokens)
 
-    def _next(self, info: dict) -> dict:
+    def _next(self, info: Mapping[str, Any]) -> dict:
         self._read(info)
         if info.get("error") and info.get("tool") == "edit_file":
             # Our edit did not apply: someone else implemented this unit.
@@ -113,9 +114,9 @@ class ScriptedAgent:
             return self._plan.pop(0)
         if self._unit is not None:
             self.finished.add(self._unit)
-            unit, self._unit = self._unit, None
+            finished, self._unit = self._unit, None
             if self.strategy != "none":
-                return _call("post", 30, channel="general", text=f"done: {unit}")
+                return _call("post", 30, channel="general", text=f"done: {finished}")
         if self.strategy == "leader" and self.index == 0 and not self._assigned_out:
             return self._assign()
         unit = self._pick()

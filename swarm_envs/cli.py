@@ -154,7 +154,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         episodes = summarize(args.file)
     except FileNotFoundError:
         raise Error(f"no such recording: {args.file}") from None
-    except (ValueError, KeyError) as e:
+    except (UnicodeDecodeError, IsADirectoryError) as e:
         raise Error(f"{args.file} is not a swarm-envs recording: {e}") from None
     if not episodes:
         raise Error(f"{args.file} holds no episode")

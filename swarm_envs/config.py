@@ -130,11 +130,13 @@ def check_time_cap(value: object, name: str = "time_cap") -> float:
     Raises:
         ConfigError: naming `name` and the value.
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
-        raise ConfigError(
-            f"{name}={value!r}: expected a positive number of virtual seconds (math.inf: no cap)"
-        )
-    return float(value)
+    if not isinstance(value, bool) and isinstance(value, numbers.Real):
+        seconds = float(value)
+        if seconds > 0:
+            return seconds
+    raise ConfigError(
+        f"{name}={value!r}: expected a positive number of virtual seconds (math.inf: no cap)"
+    )
 
 
 def _explain(e: ValidationError) -> str:

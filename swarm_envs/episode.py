@@ -20,23 +20,30 @@ import math
 import time as wallclock
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, cast
 
 import numpy as np
 
 from swarm_envs import actions as A
-from swarm_envs.channels import Message, PostOffice, agent_names, agent_range
+from swarm_envs.channels import Message, MessageInfo, PostOffice, agent_names, agent_range
 from swarm_envs.clock import Clock
 from swarm_envs.config import EnvConfig, check_time_cap
 from swarm_envs.error import ActionError, ResetNeeded, ScoringError
-from swarm_envs.outcome import END_KIND, EndKind, EndReason, StepOutcome
-from swarm_envs.recording import Recorder
+from swarm_envs.outcome import END_KIND, AgentInfo, EndKind, EndReason, StepOutcome
+from swarm_envs.recording import (
+    ActionEvent,
+    EffectEvent,
+    EndEvent,
+    EpisodeHeader,
+    Recorder,
+    StepEvent,
+)
 from swarm_envs.sandboxes import Sandbox, make_sandbox
 from swarm_envs.scoring import Scorer, TestReport, make_scorer, select_tests
 from swarm_envs.spaces import Observation
 from swarm_envs.task import Task
 from swarm_envs.text import cap_middle
-from swarm_envs.tools import TOOLS
+from swarm_envs.tools import TOOLS, Wait
 from swarm_envs.workspace import Workspace
 
 logger = logging.getLogger("swarm_envs")
@@ -66,11 +73,11 @@ class AgentState:
     error: str | None = None
     last_tool: str | None = None
     obs: str = ""
-    info: dict = field(default_factory=dict)
+    info: AgentInfo = field(default_factory=lambda: cast(AgentInfo, {}))
     prompt_chars: int = 0  # observation text not yet "read" by an action (input tokens)
     tokens: int = 0
     actions: int = 0
-    messages: list[dict] = field(default_factory=list)
+    messages: list[MessageInfo] = field(default_factory=list)
     team: str | None = None  # the status line's team part, built once
 
 
@@ -127,7 +134,7 @@ class Episode:
         self.end_reason: EndReason | None = None
         self.scorer_failures = 0
         self.dirty = False
-        self.verdict = "ok"
+        self.verdict: Literal["ok", "no_verdict"] = "ok"
         self.passed = 0
         self.per_test: dict[str, bool] = {}
 
@@ -159,7 +166,17 @@ class Episode:
         self.passed = report.passed
         self.per_test = dict(report.per_test)
         if self.recorder:
-            self.recorder.begin(self)
+            self.recorder.begin(
+                EpisodeHeader(
+                    task=self.task.id,
+                    seed=seed,
+                    time_cap=cap,
+                    agents=self.names,
+                    tests_total=self.tests_total,
+                    tests_passed=self.passed,
+                    config=self.config.model_dump(mode="json"),
+                )
+            )
         intro = self._intro()
         protections = dict(self.sandbox.protections)
         for st in self.agents:
@@ -169,6 +186,7 @@ class Episode:
         self.started = True
 
     def close_sandbox(self) -> None:
+        """Stop the scorer and release the sandbox of the current episode (twice-safe)."""
         if self.scorer is not None:
             self.scorer.close()
             self.scorer = None
@@ -178,16 +196,19 @@ class Episode:
         self._workspace = None
 
     def close(self) -> None:
+        """Release everything the episode holds: sandbox, scorer, recording."""
         self.close_sandbox()
         if self.recorder:
             self.recorder.close()
 
     @property
     def now(self) -> float:
+        """The current virtual time, in seconds."""
         return self.clock.now
 
     @property
     def tests_total(self) -> int:
+        """The number of canonical tests of the task."""
         return len(self._test_ids or ())
 
     # ------------------------------------------------------------------ step
@@ -273,8 +294,17 @@ class Episode:
         st.waiting = False
         st.pending = _Pending(tool, args, now, start_tool, error)
         if self.recorder:
-            self.recorder.action(now, st.name, action, tool, out_tok, in_tok)
-        if error is None and tool == "wait":
+            self.recorder.write(
+                ActionEvent(
+                    t=now,
+                    agent=st.name,
+                    tool=tool,
+                    action=action,
+                    output_tokens=out_tok,
+                    input_tokens=in_tok,
+                )
+            )
+        if error is None and isinstance(args, Wait):
             self._schedule_wait(st, start_tool, args.seconds)
             return
         duration = 0.0 if error or cfg.measured else self._tool_seconds(tool, args)
@@ -407,12 +437,18 @@ class Episode:
             if self.config.time.measured and p.tool != "wait":
                 p.applied = True
                 self.clock.schedule(i, now + (wallclock.perf_counter() - t0))
-                if self.recorder:
-                    self.recorder.effect(now, st.name, p.tool, st.result, st.error)
+                self._record_effect(st, p.tool)
                 return
-        if self.recorder:
-            self.recorder.effect(now, st.name, p.tool, st.result, st.error)
+        self._record_effect(st, p.tool)
         self._finish(st, p)
+
+    def _record_effect(self, st: AgentState, tool: str) -> None:
+        if self.recorder:
+            self.recorder.write(
+                EffectEvent(
+                    t=self.clock.now, agent=st.name, tool=tool, result=st.result, error=st.error
+                )
+            )
 
     def _finish(self, st: AgentState, p: _Pending) -> None:
         # A message from an agent completing at the same instant may have scheduled a
@@ -448,12 +484,15 @@ class Episode:
 
     @property
     def num_agents(self) -> int:
+        """The size of the swarm."""
         return len(self.agents)
 
     def agent_index(self, name: str) -> int | None:
+        """The index of the agent called `name` (exactly), or None."""
         return self._index.get(name)
 
     def run_tests(self, selection: list[str] | None) -> str:
+        """The `run_tests` tool: score a selection of the canonical tests, as text."""
         if selection and not self._select(selection):
             raise ActionError(
                 f"run_tests: no test matches {selection}; use test files like "
@@ -462,6 +501,7 @@ class Episode:
         return format_report(self._scorer().evaluate(selection))
 
     def run_command(self, command: str) -> str:
+        """The `run_command` tool: run `command` in the sandbox, as text."""
         res = self._sandbox().run(command)
         if res.timed_out:
             status = "timed out and was killed"
@@ -599,11 +639,11 @@ class Episode:
         st.obs = Observation(cap_middle("\n".join(parts), limit))
         st.prompt_chars += len(st.obs)
         st.messages = [m.to_dict(self.names) for m in msgs]
-        st.info = self._info(st, ready if ready is not None else st.index in self.ready)
-        st.info["result"] = body if st.error is None else None
+        ready = ready if ready is not None else st.index in self.ready
+        st.info = self._info(st, ready, body if st.error is None else None)
         st.result = st.error = None  # reported once
 
-    def _info(self, st: AgentState, ready: bool) -> dict:
+    def _info(self, st: AgentState, ready: bool, result: str | None) -> AgentInfo:
         return {
             "ready": ready,
             "time": self.clock.now,
@@ -620,6 +660,7 @@ class Episode:
             "done": st.done,
             "termination": self.end_reason if self.ended == "terminated" else None,
             "truncation": self.end_reason if self.ended == "truncated" else None,
+            "result": result,
         }
 
     def _observe_changed(self) -> list[int]:
@@ -637,7 +678,7 @@ class Episode:
     def _mark_busy(self, i: int) -> None:
         """Cheap info update for an agent that just started an action."""
         st = self.agents[i]
-        info = dict(st.info)
+        info = st.info.copy()
         info["ready"] = False
         info["busy_until"] = self.clock.due[i]
         info["error"] = info["result"] = None
@@ -649,10 +690,19 @@ class Episode:
         if self.recorder is None:
             return
         observations = {self.names[i]: self.agents[i].obs for i in changed}
-        self.recorder.step(self.clock.now, reward, self.passed, observations)
+        now = self.clock.now
+        self.recorder.write(
+            StepEvent(t=now, reward=reward, tests_passed=self.passed, observations=observations)
+        )
         if self.ended:
-            self.recorder.end(
-                self.clock.now, self.ended, self.end_reason or "", self.passed, self.tests_total
+            self.recorder.write(
+                EndEvent(
+                    t=now,
+                    kind=self.ended,
+                    reason=self.end_reason or "",
+                    tests_passed=self.passed,
+                    tests_total=self.tests_total,
+                )
             )
 
     def _observe_all(self) -> None:

@@ -63,6 +63,10 @@ class ResetNeeded(Error, gymnasium.error.ResetNeeded):
     """`step()` before the first `reset()`, or after the episode ended (every API form)."""
 
 
+class RecordingError(Error):
+    """A file is not a swarm-envs recording (names the file and the line)."""
+
+
 class ActionError(Error):
     """An agent's action is invalid. Caught by the environment and turned into an observation."""
 

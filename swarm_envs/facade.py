@@ -43,7 +43,7 @@ class SwarmBase:
         self.task = get_task(task)
         m = self.task.manifest
         self.metadata = {**type(self).metadata, "name": f"swarm_{m.name}_v{m.version}"}
-        self.render_mode = self.config.render_mode
+        self.render_mode: str | None = self.config.render_mode
         self.possible_agents = agent_names(self.config.num_agents)
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         self._episode = Episode(self.task, self.config)

@@ -8,12 +8,13 @@ from pettingzoo import ParallelEnv
 
 from swarm_envs.error import ResetNeeded
 from swarm_envs.facade import AgentSpaces
+from swarm_envs.outcome import AgentInfo
 from swarm_envs.render import dashboard
 from swarm_envs.task import Task
 
 
-class SwarmParallelEnv(AgentSpaces, ParallelEnv):
-    """A swarm of agents working on one software project, as a PettingZoo `ParallelEnv`.
+class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
+    r"""A swarm of agents working on one software project, as a PettingZoo `ParallelEnv`.
 
     ## Description
 
@@ -22,8 +23,9 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv):
     virtual time (thinking tokens plus the tool's duration); effects apply in
     completion order. In `sync="event"` mode (default) `step` applies the given
     actions and advances to the next moment at which some agent is ready; the
-    agents that must act next have `infos[agent]["ready"] == True`, and actions of
-    busy agents are ignored. In `sync="round"` mode every step is a barrier.
+    agents that must act next have `infos[agent]["ready"] == True` (or see
+    `ready_agents`), and actions of busy agents are ignored. In `sync="round"` mode
+    every step is a barrier.
 
     ## Action Space
 
@@ -42,22 +44,49 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv):
     Collective: every live agent receives the change in the number of the task's
     tests that pass in the shared workspace during the step.
 
+    ## Starting State
+
+    A fresh sandbox holding the task's starting state (every unit stubbed out, or the
+    task's `start/` folder), its README and its canonical tests, scored once. Every
+    agent is ready at t=0 and observes the task's description and the tools.
+
     ## Episode End
 
     Terminated when every test passes or every agent has said `done`. An agent that
     said `done` stays in `agents` (idle, never ready, still sharing the collective
     reward) until the episode ends; its later actions get an error observation.
-    Truncated at
-    the time cap (`time_cap_s`, or `reset(options={"time_cap": ...})`), at the token
-    budget, or after repeated scorer failures. `infos[agent]["termination"]` and
-    `["truncation"]` give the reason.
+    Truncated at the time cap (`time_cap_s`, `set_time_cap`, or
+    `reset(options={"time_cap": ...})`), at the token budget, after repeated scorer
+    failures, or (under an infinite cap) when nothing can happen any more.
+    `infos[agent]["termination"]` and `["truncation"]` give the reason. Stepping a
+    finished episode raises `ResetNeeded`.
+
+    ## Info
+
+    `infos[agent]` is an `AgentInfo` (a `TypedDict`): `ready`, `time`, `time_left`,
+    `tests_passed`, `tests_total`, `per_test` (test id -> passing), `verdict`
+    (`"no_verdict"` when the scorer failed), `tool`, `error`, `result`, `messages`,
+    `tokens`, `team_tokens`, `done`, `termination`, `truncation`; `busy_until` while the
+    agent is busy, and `sandbox` (backend and active protections) after `reset`.
 
     ## Arguments
 
-    `task` (a task id like `"calc-v0"`, a name, or a task folder) and the fields of
-    `EnvConfig` as keywords: `num_agents`, `sync`, `time`, `time_cap_s`,
-    `token_budget`, `max_observation_chars`, `render_mode`, `seed`, `sandbox`,
-    `scorer`, `record_path`.
+    | Parameter | Type | Default | Description |
+    | --- | --- | --- | --- |
+    | `task` | `str \| Task` | `"calc"` | task id (`"calc-v0"`), name (latest version) or folder |
+    | `num_agents` | `int` | `4` | agents in the swarm, 1 to 4096 |
+    | `sync` | `"event" \| "round"` | `"event"` | step until any agent is ready, or a barrier |
+    | `time` | `TimeModel \| dict` | `TimeModel()` | seconds per token, per tool, message latency |
+    | `time_cap_s` | `float` | `3600.0` | virtual seconds per episode (`math.inf`: none) |
+    | `token_budget` | `int \| None` | `None` | tokens of all agents together |
+    | `max_observation_chars` | `int` | `12000` | cap on one observation |
+    | `max_action_chars` | `int` | `200000` | cap on one action (longer is an error) |
+    | `render_mode` | `"ansi" \| "human" \| None` | `None` | the dashboard as text, or printed |
+    | `seed` | `int \| None` | `None` | default seed of `reset()` |
+    | `sandbox` | `"local" \| "docker"` | `"local"` | sandbox backend |
+    | `scorer` | `"fast" \| "subprocess"` | `"fast"` | cached fork servers, or one pytest run each |
+    | `record_path` | `str \| None` | `None` | record every episode to this JSON Lines file |
+    | `max_scorer_failures` | `int` | `3` | "no verdict" scorings in a row before ending |
 
     ## Version History
 
@@ -67,11 +96,14 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv):
     def __init__(self, task: str | Task = "calc", **config: Any):
         super().__init__(task, **config)
         self._obs: dict[str, str] = {}
-        self._infos: dict[str, dict] = {}
+        self._infos: dict[str, AgentInfo] = {}
+        self._false: dict[str, bool] = {}
+        self._zero: dict[str, float] = {}
 
     def reset(
-        self, seed: int | None = None, options: dict | None = None
-    ) -> tuple[dict[str, str], dict[str, dict]]:
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, str], dict[str, AgentInfo]]:
+        """Start an episode; returns every agent's observation and info."""
         self._reset_episode(seed, options)
         ep = self._episode
         self.agents = list(self.possible_agents)
@@ -83,7 +115,16 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv):
         self._infos = {a: ep.agents[i].info for i, a in enumerate(self.agents)}
         return dict(self._obs), dict(self._infos)
 
-    def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+    def step(
+        self, actions: dict[str, Any]
+    ) -> tuple[
+        dict[str, str], dict[str, float], dict[str, bool], dict[str, bool], dict[str, AgentInfo]
+    ]:
+        """Apply the ready agents' actions and run the clock until some agent is ready.
+
+        Actions of busy agents are ignored; an unknown agent name raises `Error` before
+        anything is applied.
+        """
         if not self.agents:
             raise ResetNeeded("step() on a finished or unstarted episode; call reset() first")
         ep = self._episode

@@ -59,8 +59,10 @@ class TimeCapSchedule(BaseModel):
         return self.value()
 
     def __call__(self, step: int | None = None) -> float:
+        """The cap at `step` (default: the current step); the same as `value`."""
         return self.value(step)
 
     @property
     def is_finished(self) -> bool:
+        """True once the cap has reached its final value."""
         return self.end is None or math.isclose(self.value(), self.end)

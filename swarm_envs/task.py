@@ -189,6 +189,7 @@ class Task:
 
     @property
     def name(self) -> str:
+        """The task's name, without version (`calc`)."""
         return self.manifest.name
 
     @property
@@ -198,10 +199,12 @@ class Task:
 
     @property
     def units(self) -> list[Unit]:
+        """The units of work of the task."""
         return self.manifest.units
 
     @property
     def solution_dir(self) -> Path:
+        """The reference project; agents never see it."""
         return self.root / "solution"
 
     @property
@@ -211,6 +214,7 @@ class Task:
 
     @property
     def start_dir(self) -> Path | None:
+        """The task's own starting state, if it has one (else the stubbed solution)."""
         d = self.root / "start"
         return d if d.is_dir() else None
 
@@ -230,6 +234,7 @@ class Task:
         )
 
     def is_hidden(self, relpath: str) -> bool:
+        """True if `relpath` is never copied into the workspace."""
         return any(fnmatch.fnmatch(relpath, pat) for pat in self.manifest.hidden)
 
     @cached_property
@@ -247,6 +252,7 @@ class Task:
         return dict(self._start_files)
 
     def solution_files(self) -> dict[str, bytes]:
+        """The reference project: {relative path: content}."""
         return _read_tree(self.solution_dir)
 
     def materialize(self, dest: Path, files: dict[str, bytes] | None = None) -> None:

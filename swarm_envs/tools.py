@@ -32,7 +32,7 @@ _CHANNEL = r"^[a-z0-9][a-z0-9_-]{0,31}$"
 class ToolArgs(BaseModel):
     """Base of every tool's arguments: strict, frozen, no unknown fields."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class ListFiles(ToolArgs):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable
+from typing import Any
 
 import gymnasium
 from gymnasium.utils.env_checker import check_env
@@ -19,7 +20,7 @@ from swarm_envs.registration import gym_id
 
 # Random text actions are errors, so episodes are long; small action samples and a
 # short cap keep the checkers quick without changing what they check.
-CHECK_CONFIG = {"max_action_chars": 128, "time_cap_s": 300.0}
+CHECK_CONFIG: dict[str, Any] = {"max_action_chars": 128, "time_cap_s": 300.0}
 
 
 def check_parallel(task: str, num_agents: int, sync: str = "event", cycles: int = 200) -> None:
