@@ -318,6 +318,17 @@ def discover(root: Path | None = None) -> dict[str, Path]:
     return found
 
 
+def task_roots() -> list[Path]:
+    """Every task folder this process knows (bundled and registered), resolved.
+
+    What a sandbox must hide from agents' commands: solutions and canonical tests of
+    any task, not only the running one. The caller that creates a sandbox passes it.
+    """
+    roots = {_bundled_root().resolve(), BUNDLED_ROOT.resolve()}
+    roots.update(p.resolve() for p in registered().values())
+    return sorted(roots)
+
+
 def broken() -> dict[str, str]:
     """Task folders skipped by discovery, with the reason."""
     registered()
