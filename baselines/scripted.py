@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from swarm_envs.actions import estimate_tokens
 from swarm_envs.channels import agent_name, agent_names
+from swarm_envs.error import ConfigError
 from swarm_envs.generators import unit_patches
 from swarm_envs.task import Task, Unit
 
@@ -70,7 +71,7 @@ class ScriptedAgent:
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
-            raise ValueError(f"strategy={self.strategy!r}: expected one of {STRATEGIES}")
+            raise ConfigError(f"strategy={self.strategy!r}: expected one of {STRATEGIES}")
         self.index = int(self.name.rsplit("_", 1)[1])
         names = [u.name for u in self.task.units]
         rng = random.Random(f"{self.seed}:{self.name}")

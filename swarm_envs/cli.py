@@ -356,7 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (Error, ValueError) as e:
+    except Error as e:
         print(f"swarm-envs {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

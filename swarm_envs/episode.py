@@ -135,6 +135,7 @@ class Episode:
         self.scorer_failures = 0
         self.dirty = False
         self.verdict: Literal["ok", "no_verdict"] = "ok"
+        self.verdict_error: str | None = None  # the scorer's reason for "no_verdict"
         self.passed = 0
         self.per_test: dict[str, bool] = {}
 
@@ -162,7 +163,10 @@ class Episode:
             self._test_ids = self.scorer.test_ids()
         report = self._score()
         if report is None:
-            raise ScoringError("the scorer gave no verdict on the starting state")
+            raise ScoringError(
+                f"the scorer gave no verdict on the starting state of {self.task.id}: "
+                f"{self.verdict_error}"
+            )
         self.passed = report.passed
         self.per_test = dict(report.per_test)
         if self.recorder:
@@ -538,15 +542,16 @@ class Episode:
         if report.verdict != "ok":
             self.scorer_failures += 1
             self.verdict = "no_verdict"
+            self.verdict_error = report.error or "(the scorer gave no reason)"
             return None
         self.scorer_failures = 0
-        self.verdict = "ok"
+        self.verdict, self.verdict_error = "ok", None
         return report
 
     def rescore(self) -> float:
         """Score the workspace if it changed; returns the reward (change in passing tests)."""
         if not self.dirty:
-            self.verdict = "ok"
+            self.verdict, self.verdict_error = "ok", None
             return 0.0
         report = self._score()
         if report is None:
@@ -652,6 +657,7 @@ class Episode:
             "tests_total": self.tests_total,
             "per_test": self.per_test,
             "verdict": self.verdict,
+            "verdict_error": self.verdict_error,
             "tool": st.last_tool,
             "error": st.error,
             "messages": st.messages,

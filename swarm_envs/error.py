@@ -27,20 +27,34 @@ class TaskError(Error):
 
 
 class UnknownTask(TaskError, KeyError):
-    """No registered task has this name."""
+    """No registered task has this name; suggests the closest names."""
 
     def __init__(self, name: str, known: Iterable[str]):
-        known = sorted(known)
-        hint = difflib.get_close_matches(name, known, n=3)
+        known = sorted(set(known))
+        hint = close_matches(name, known)
         msg = f"unknown task {name!r}"
         if hint:
             msg += f"; did you mean: {', '.join(hint)}?"
         msg += f" (run `swarm-envs list` to see all {len(known)} tasks)"
-        super().__init__(msg)
+        TaskError.__init__(self, msg)
         self.name = name
 
     def __str__(self) -> str:  # KeyError would otherwise quote the message
         return str(self.args[0])
+
+
+class VersionNotFound(UnknownTask):
+    """The task exists, but not in this version; lists the versions that do."""
+
+    def __init__(self, name: str, version: int, versions: Iterable[int]):
+        listed = ", ".join(f"{name}-v{v}" for v in sorted(versions))
+        TaskError.__init__(
+            self,
+            f"task {name!r} has no version {version}; it has {listed} "
+            f"(or use {name!r} for the latest)",
+        )
+        self.name = name
+        self.version = version
 
 
 class ManifestError(TaskError, ValueError):
@@ -103,19 +117,20 @@ def describe_invalid(
     """
     problems = []
     for err in error.errors():
-        field = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        field = ".".join(str(p) for p in err["loc"])
         kind = err["type"]
-        if kind == "missing":
+        msg = err["msg"]
+        if kind == "value_error":  # our validators' own words, without pydantic's prefix
+            msg = str(err.get("ctx", {}).get("error", msg))
+        if not field:  # the whole object (a model validator, or not an object at all)
+            problems.append(msg)
+        elif kind == "missing":
             problems.append(f"missing {noun} {field!r}")
         elif kind == "extra_forbidden":
             known = (allowed or {}).get(field.rpartition(".")[0])
             hint = f"; allowed: {sorted(known)}" if known is not None else ""
             problems.append(f"unknown {noun} {field!r}{hint}")
         else:
-            # Our validators' own words, without pydantic's "Value error, " prefix.
-            msg = err["msg"]
-            if kind == "value_error":
-                msg = str(err.get("ctx", {}).get("error", msg))
             value = f" = {_short_repr(err['input'])}" if show_values and "input" in err else ""
             problems.append(f"{noun} {field!r}{value}: {msg}")
     return "; ".join(problems)

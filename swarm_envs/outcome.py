@@ -87,6 +87,7 @@ class AgentInfo(_AgentInfoExtras):
         per_test: test node id -> passing, for every canonical test.
         verdict: "ok", or "no_verdict" when the scorer failed and the counts are the
             last verdict's.
+        verdict_error: the scorer's reason for "no_verdict", or None.
         tool: the tool of the agent's last completed action (None before any).
         error: why the last action failed (also the observation, after "ERROR:"), or None.
         result: the last action's result text, or None.
@@ -105,6 +106,7 @@ class AgentInfo(_AgentInfoExtras):
     tests_total: int
     per_test: dict[str, bool]
     verdict: Literal["ok", "no_verdict"]
+    verdict_error: str | None
     tool: str | None
     error: str | None
     result: str | None

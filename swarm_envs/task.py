@@ -18,6 +18,7 @@ which is also the root of the agents' workspace).
 from __future__ import annotations
 
 import fnmatch
+import graphlib
 import logging
 import re
 import sys
@@ -28,7 +29,13 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from swarm_envs.error import ManifestError, UnknownTask, describe_invalid
+from swarm_envs.error import (
+    ManifestError,
+    TaskError,
+    UnknownTask,
+    VersionNotFound,
+    describe_invalid,
+)
 
 logger = logging.getLogger("swarm_envs")
 
@@ -117,21 +124,12 @@ class TaskManifest(_Strict):
 
 
 def _check_acyclic(units: list[Unit]) -> None:
-    deps = {u.name: list(u.depends_on) for u in units}
-    state: dict[str, int] = {}
-
-    def visit(n: str, path: list[str]) -> None:
-        if state.get(n) == 2:
-            return
-        if state.get(n) == 1:
-            raise ValueError(f"units: dependency cycle {' -> '.join([*path, n])}")
-        state[n] = 1
-        for d in deps[n]:
-            visit(d, [*path, n])
-        state[n] = 2
-
-    for n in deps:
-        visit(n, [])
+    graph = {u.name: u.depends_on for u in units}
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as e:
+        cycle = list(reversed(e.args[1]))  # graphlib lists it against the arrows
+        raise ValueError(f"units: dependency cycle {' -> '.join(cycle)}") from None
 
 
 def load_manifest(path: Path) -> TaskManifest:
@@ -356,24 +354,63 @@ def registered() -> dict[str, Path]:
     return dict(_registry)
 
 
+_ID = re.compile(r"^(?P<name>.+)-v(?P<version>\d+)$")
+#: the namespace of the Gymnasium ids (`swarm/calc-v0`); a task name never contains "/"
+GYM_NAMESPACE = "swarm"
+
+
 def get_task(name: str | Path | Task) -> Task:
-    """A task by id (`calc-v0`), by name (`calc`: the latest version), or by folder."""
+    """A task by id (`calc-v0`), by name (`calc`: the latest version), or by folder.
+
+    The name is looked up first (with suggestions for a misspelt one), the version
+    second; a string with a path separator is a folder.
+
+    Raises:
+        UnknownTask: no task has this name (the message suggests the closest names).
+        VersionNotFound: the task exists, but not in this version (lists the versions).
+        TaskError: a folder that does not exist or is not a task.
+    """
     if isinstance(name, Task):
         return name
-    if isinstance(name, Path) or (isinstance(name, str) and ("/" in name or "\\" in name)):
-        p = Path(name)
-        if p.is_dir():
-            return register_task(p)
-    name = str(name).split("/")[-1]
-    known = registered()
-    if name not in known:
-        versions = sorted(
-            (k for k in known if k.rsplit("-v", 1)[0] == name),
-            key=lambda k: int(k.rsplit("-v", 1)[1]),
+    if isinstance(name, str) and name.startswith(GYM_NAMESPACE + "/") and name.count("/") == 1:
+        name = name.split("/", 1)[1]  # a Gymnasium id
+    elif isinstance(name, Path) or (isinstance(name, str) and ("/" in name or "\\" in name)):
+        return _task_folder(Path(name), str(name))
+    if not isinstance(name, str):
+        raise TaskError(
+            f"task={name!r}: expected a task id ('calc-v0'), a name ('calc'), a folder or a Task"
         )
-        if not versions:
-            raise UnknownTask(name, known)
-        name = versions[-1]
-    if name not in _loaded:
-        _loaded[name] = Task(known[name])
-    return _loaded[name]
+    known = registered()
+    versions: dict[str, list[int]] = {}
+    for task_id in known:
+        bare, version = _split_id(task_id)
+        versions.setdefault(bare, []).append(version)
+    m = _ID.match(name)
+    bare, version = (m["name"], int(m["version"])) if m else (name, None)
+    if bare not in versions:
+        if name in known:  # a name that itself ends in -vN
+            bare, version = name, None
+        else:
+            raise UnknownTask(bare, versions)
+    if version is None:
+        task_id = f"{bare}-v{max(versions[bare])}"
+    elif version in versions[bare]:
+        task_id = f"{bare}-v{version}"
+    else:
+        raise VersionNotFound(bare, version, versions[bare])
+    if task_id not in _loaded:
+        _loaded[task_id] = Task(known[task_id])
+    return _loaded[task_id]
+
+
+def _split_id(task_id: str) -> tuple[str, int]:
+    name, version = task_id.rsplit("-v", 1)
+    return name, int(version)
+
+
+def _task_folder(path: Path, given: str) -> Task:
+    if not path.exists():
+        raise TaskError(f"no such folder: {given!r} (a task folder holds a {MANIFEST})")
+    if not path.is_dir():
+        raise TaskError(f"{given!r} is not a folder (a task folder holds a {MANIFEST})")
+    return register_task(path)
