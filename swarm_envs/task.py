@@ -382,16 +382,13 @@ def get_task(name: str | Path | Task) -> Task:
         )
     known = registered()
     versions: dict[str, list[int]] = {}
-    for task_id in known:
-        bare, version = _split_id(task_id)
-        versions.setdefault(bare, []).append(version)
+    for known_id in known:
+        known_name, known_version = _split_id(known_id)
+        versions.setdefault(known_name, []).append(known_version)
     m = _ID.match(name)
     bare, version = (m["name"], int(m["version"])) if m else (name, None)
     if bare not in versions:
-        if name in known:  # a name that itself ends in -vN
-            bare, version = name, None
-        else:
-            raise UnknownTask(bare, versions)
+        raise UnknownTask(bare, versions)
     if version is None:
         task_id = f"{bare}-v{max(versions[bare])}"
     elif version in versions[bare]:
