@@ -252,8 +252,11 @@ class Episode:
             elif i in self.ready:
                 self.submit(i, action)
                 acted.append(i)
-        reward = self._advance_until_ready()
-        self._check_budgets()  # also when idle ready agents held time still
+        if self.ready:  # time stands still until every ready agent has acted
+            reward = 0.0
+            self._check_budgets()
+        else:
+            reward = self._advance_until_ready()  # checks the budgets after each batch
         if self.ended:
             self._observe_all()
             everyone = range(len(self.agents))
@@ -441,18 +444,19 @@ class Episode:
             if self.config.time.measured and p.tool != "wait":
                 p.applied = True
                 self.clock.schedule(i, now + (wallclock.perf_counter() - t0))
-                self._record_effect(st, p.tool)
+                if self.recorder:
+                    self._record_effect(st, p.tool)
                 return
-        self._record_effect(st, p.tool)
+        if self.recorder:
+            self._record_effect(st, p.tool)
         self._finish(st, p)
 
     def _record_effect(self, st: AgentState, tool: str) -> None:
-        if self.recorder:
-            self.recorder.write(
-                EffectEvent(
-                    t=self.clock.now, agent=st.name, tool=tool, result=st.result, error=st.error
-                )
-            )
+        assert self.recorder is not None
+        event = EffectEvent(
+            t=self.clock.now, agent=st.name, tool=tool, result=st.result, error=st.error
+        )
+        self.recorder.write(event)
 
     def _finish(self, st: AgentState, p: _Pending) -> None:
         # A message from an agent completing at the same instant may have scheduled a

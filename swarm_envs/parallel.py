@@ -128,8 +128,10 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
         """
         if not self.agents:
             raise ResetNeeded("step() on a finished or unstarted episode; call reset() first")
-        ep = self._episode
-        out = ep.step({self._agent(name): action for name, action in actions.items()})
+        ep, index = self._episode, self._index
+        out = ep.step(
+            {index[name] if name in index else self._agent(name): a for name, a in actions.items()}
+        )
         for i in out.changed:
             st = ep.agents[i]
             self._obs[st.name], self._infos[st.name] = st.obs, st.info

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from conftest import call
+from conftest import act, call, expect_error
 
 import swarm_envs
 from swarm_envs.actions import ToolCall, estimate_tokens, parse_action, tool_schemas
@@ -104,3 +104,61 @@ def test_a_write_tool_marks_the_workspace_for_scoring_and_a_read_does_not(make_e
 def test_tools_are_exported_at_the_top_level():
     assert swarm_envs.tool_schemas() == tool_schemas()
     assert swarm_envs.ToolCall is ToolCall
+
+
+def test_huge_reported_usage_is_not_a_crash(solo):
+    action = json.dumps(
+        {"name": "list_files", "arguments": {}, "usage": {"output_tokens": 10**400}}
+    )
+    _, _, _, trunc, infos = solo.step({"agent_0": action})
+    # Either an error observation, or an action so long that the episode hits its cap.
+    assert infos["agent_0"]["error"] is not None or trunc["agent_0"]
+
+
+def test_dict_action_with_mixed_key_types_is_an_error(solo):
+    expect_error(solo, {"name": "list_files", "arguments": {}, 1: 0, "z": 0}, "unexpected")
+
+
+def test_action_forms_are_equivalent(make_env):
+    results = []
+    forms = [
+        call("read_file", path="calc/numbers.py"),
+        {"name": "read_file", "arguments": {"path": "calc/numbers.py"}},
+        {
+            "type": "function",
+            "function": {"name": "read_file", "arguments": '{"path": "calc/numbers.py"}'},
+        },
+        ToolCall(name="read_file", arguments={"path": "calc/numbers.py"}),
+    ]
+    for form in forms:
+        env = make_env("calc", num_agents=1)
+        env.reset(seed=0)
+        obs, info = act(env, "agent_0", form)
+        assert info["error"] is None
+        results.append(obs.split("[t=")[0])
+    assert len(set(results)) == 1
+
+
+def test_tool_schemas_openai_shape():
+    schemas = swarm_envs.tool_schemas()
+    names = [s["function"]["name"] for s in schemas]
+    assert names == [
+        "list_files",
+        "read_file",
+        "write_file",
+        "edit_file",
+        "run_tests",
+        "run_command",
+        "send_message",
+        "post",
+        "subscribe",
+        "wait",
+        "done",
+    ]
+    for s in schemas:
+        assert s["type"] == "function"
+        params = s["function"]["parameters"]
+        assert params["type"] == "object" and "properties" in params
+        assert s["function"]["description"]
+    edit = next(s for s in schemas if s["function"]["name"] == "edit_file")
+    assert set(edit["function"]["parameters"]["required"]) == {"path", "old", "new"}

@@ -7,7 +7,7 @@ import weakref
 
 import gymnasium
 import pytest
-from conftest import SIMPLE_TIME, call
+from conftest import GCD, MEAN, SIMPLE_TIME, STUB_GCD, STUB_MEAN, call, step_one
 
 import swarm_envs
 from swarm_envs.config import EnvConfig
@@ -266,3 +266,84 @@ def test_spaces_are_plain_attributes():
             env.observation_space("agent_9")
     finally:
         env.close()
+
+
+def test_parallel_idle_ready_agent_keeps_its_result(make_env):
+    env = make_env("calc", num_agents=2)
+    env.reset(seed=0)
+    read = call("read_file", tokens=1, path="calc/numbers.py")
+    obs, *_, infos = env.step({"agent_0": read, "agent_1": read})
+    assert infos["agent_1"]["ready"] and "def gcd" in obs["agent_1"]
+    obs, *_, infos = env.step({"agent_0": call("list_files", tokens=1)})  # agent_1 thinks on
+    assert infos["agent_1"]["ready"] and infos["agent_1"]["time"] == 2.0
+    assert "def gcd" in obs["agent_1"]
+
+
+def test_per_test_is_current_when_the_count_does_not_change(make_env):
+    env = make_env("calc", num_agents=1)
+    env.reset(seed=0)
+    _, reward, info = step_one(
+        env, call("write_file", tokens=1, path="calc/numbers.py", content=GCD + STUB_MEAN)
+    )
+    assert reward == 2.0
+    _, reward, info = step_one(
+        env, call("write_file", tokens=1, path="calc/numbers.py", content=STUB_GCD + MEAN)
+    )
+    assert reward == 0.0 and info["tests_passed"] == 2
+    per = info["per_test"]
+    assert per["tests/test_calc.py::TestMean::test_basic"] is True
+    assert per["tests/test_calc.py::TestGcd::test_basic"] is False
+
+
+def test_time_cap_option_applies_to_one_rollout(make_env):
+    env = make_env("calc", num_agents=1, time_cap_s=100)
+    _, infos = env.reset(seed=0, options={"time_cap": 7})
+    assert infos["agent_0"]["time_left"] == 7
+    _, infos = env.reset(seed=0)
+    assert infos["agent_0"]["time_left"] == 100
+
+
+def test_observation_is_capped_with_a_marker_and_keeps_status_and_messages(make_env):
+    env = make_env("calc", num_agents=2, max_observation_chars=600)
+    env.reset(seed=0)
+    big = "\n".join(f"line {i} " + "x" * 40 for i in range(200))
+    env.step(
+        {
+            "agent_0": call("write_file", tokens=1, path="big.txt", content=big),
+            "agent_1": call("send_message", tokens=1, to="agent_0", text="ping"),  # at t=4
+        }
+    )
+    obs, _, _, _, infos = env.step(
+        {
+            "agent_0": call("read_file", tokens=3, path="big.txt"),  # observes at t=6
+            "agent_1": call("wait", tokens=1, seconds=100),
+        }
+    )
+    o = obs["agent_0"]
+    assert infos["agent_0"]["ready"] and infos["agent_0"]["error"] is None
+    assert len(o) <= 600
+    assert "truncated" in o and "line 0 " in o
+    assert "ping" in o and infos["agent_0"]["messages"][0]["text"] == "ping"
+    assert o.endswith(env.episode.status_line(env.episode.agents[0]))
+    assert env.observation_space("agent_0").contains(o)
+
+
+def test_ignored_busy_action_costs_no_tokens(make_env):
+    env = make_env("calc", num_agents=2)
+    env.reset(seed=0)
+    env.step({"agent_0": call("list_files", tokens=1), "agent_1": call("list_files", tokens=5)})
+    tokens = env.episode.tokens
+    _, _, _, _, infos = env.step(
+        {"agent_0": call("list_files", tokens=1), "agent_1": call("list_files", tokens=99)}
+    )
+    assert env.episode.tokens == tokens + 1
+    assert infos["agent_1"]["error"] is None
+
+
+def test_reset_infos_say_which_protections_are_active():
+    env = swarm_envs.parallel_env("calc", num_agents=2)
+    _, infos = env.reset(seed=0)
+    sandbox = infos["agent_0"]["sandbox"]
+    assert sandbox["backend"] == "local"
+    assert sandbox["protections"]["rlimits"] is True
+    env.close()
