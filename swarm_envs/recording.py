@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 from typing import IO, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
 
 from swarm_envs.error import RecordingError, describe_invalid
 from swarm_envs.text import cap_head
@@ -37,6 +37,10 @@ def _text(x: Any) -> Any:
     return x
 
 
+#: any data, made JSON-safe and capped when an event is built
+Capped = Annotated[Any, BeforeValidator(_text)]
+
+
 class _Event(BaseModel):
     # inf (an episode without a time cap) is written as JSON's Infinity, as json.dumps does
     model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")
@@ -56,37 +60,27 @@ class EpisodeHeader(_Event):
     config: dict[str, Any]
 
 
-class ActionEvent(_Event):
+class _AgentEvent(_Event):
+    t: float = Field(description="virtual time, in seconds")
+    agent: str
+    tool: str = Field(description='the tool called ("invalid" for an unparsable action)')
+
+
+class ActionEvent(_AgentEvent):
     """An agent's raw action when it was submitted, and the tokens it was charged."""
 
     type: Literal["action"] = "action"
-    t: float
-    agent: str
-    tool: str
-    action: Any
+    action: Capped
     output_tokens: int
     input_tokens: int
 
-    @field_validator("action", mode="before")
-    @classmethod
-    def _cap(cls, v: Any) -> Any:
-        return _text(v)
 
-
-class EffectEvent(_Event):
+class EffectEvent(_AgentEvent):
     """A tool's result or error, at the action's completion time."""
 
     type: Literal["effect"] = "effect"
-    t: float
-    agent: str
-    tool: str
-    result: Any
+    result: Capped
     error: str | None
-
-    @field_validator("result", mode="before")
-    @classmethod
-    def _cap(cls, v: Any) -> Any:
-        return _text(v)
 
 
 class StepEvent(_Event):
@@ -96,12 +90,7 @@ class StepEvent(_Event):
     t: float
     reward: float
     tests_passed: int
-    observations: dict[str, Any]
-
-    @field_validator("observations", mode="before")
-    @classmethod
-    def _cap(cls, v: Any) -> Any:
-        return {k: _text(x) for k, x in v.items()} if isinstance(v, dict) else v
+    observations: dict[str, Capped]
 
 
 class EndEvent(_Event):
