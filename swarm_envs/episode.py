@@ -1,8 +1,8 @@
 """The simulation behind every API: one episode of a swarm on one task.
 
 `Episode` owns the virtual clock, the workspace, the sandbox, the scorer and the
-post office. The PettingZoo parallel env, the AEC env and the Gymnasium env are
-thin facades over it. Data flows one way:
+post office, and `Episode.step` is the whole step protocol: the PettingZoo parallel
+env, the AEC env and the Gymnasium env translate their APIs to it. Data flows one way:
 
     submit (parse, cost, schedule) -> advance (apply in completion order)
         -> rescore (reward) -> observe (text + structured info)
@@ -250,7 +250,7 @@ class Episode:
                 self._refuse(i, DONE_AGAIN)
                 refused.append(i)
             elif i in self.ready:
-                self.submit(i, action)
+                self._submit(i, action)
                 acted.append(i)
         if self.ready:  # time stands still until every ready agent has acted
             reward = 0.0
@@ -270,7 +270,7 @@ class Episode:
         self._record_step(reward, observed)
         return StepOutcome(reward, [*refused, *busy, *observed])
 
-    def submit(self, i: int, action: object) -> None:
+    def _submit(self, i: int, action: object) -> None:
         """Parse, cost and schedule agent `i`'s action (the agent must be ready)."""
         st = self.agents[i]
         now = self.clock.now
@@ -349,7 +349,7 @@ class Episode:
 
     # ------------------------------------------------------------------ advance
 
-    def advance(self) -> list[int]:
+    def _advance(self) -> list[int]:
         """Event mode: apply the next batch of completions; return the agents that completed.
 
         Time stands still while some agent is ready but has not acted: every ready
@@ -369,7 +369,7 @@ class Episode:
             self._complete(i)
         return due
 
-    def advance_round(self) -> None:
+    def _advance_round(self) -> None:
         """Round mode: apply every pending action; the step lasts until the slowest one."""
         if self.ready:
             return  # a ready agent has not acted yet: the round has not started
@@ -405,10 +405,10 @@ class Episode:
         reward = 0.0
         while not self.ready and not self.ended:
             if self.config.sync == "event":
-                self.advance()
+                self._advance()
             else:
-                self.advance_round()
-            reward += self.rescore()
+                self._advance_round()
+            reward += self._rescore()
             self._check_budgets()
         return reward
 
@@ -552,7 +552,7 @@ class Episode:
         self.verdict, self.verdict_error = "ok", None
         return report
 
-    def rescore(self) -> float:
+    def _rescore(self) -> float:
         """Score the workspace if it changed; returns the reward (change in passing tests)."""
         if not self.dirty:
             self.verdict, self.verdict_error = "ok", None

@@ -78,6 +78,9 @@ class _AgentInfoExtras(TypedDict, total=False):
 class AgentInfo(_AgentInfoExtras):
     """`infos[agent]`: what the agent's observation says, as data.
 
+    A busy agent keeps the info of its last observation (with `ready` False and
+    `busy_until`); the agents that observed at the latest time see the current score.
+
     Attributes:
         ready: the agent must act next (it is idle; its action would be accepted).
         time: the virtual time of the agent's observation, in seconds.

@@ -120,7 +120,7 @@ def check_rewards_and_ends(task: str, num_agents: int = 2, sync: str = "event") 
         while env.agents:
             actions = {a: edits.pop() if edits else {"name": "done"} for a in env.ready_agents}
             _, rewards, terminations, truncations, infos = env.step(actions)
-            now = infos[env.possible_agents[0]]["tests_passed"]
+            now = _current_score(infos)
             values = set(rewards.values())
             assert len(values) <= 1, f"{task}: agents got different rewards {rewards}"
             reward = values.pop() if values else 0.0
@@ -142,6 +142,15 @@ def check_rewards_and_ends(task: str, num_agents: int = 2, sync: str = "event") 
         assert total == passed - start_passed, f"{task}: rewards add up to {total}"
     finally:
         env.close()
+
+
+def _current_score(infos: dict[str, Any]) -> int:
+    # A busy agent's info is what it observed last; the agents that observed at the
+    # latest time see the current score, and they all see the same.
+    latest = max(info["time"] for info in infos.values())
+    scores = {info["tests_passed"] for info in infos.values() if info["time"] == latest}
+    assert len(scores) == 1, f"agents observing at t={latest} see different scores {scores}"
+    return scores.pop()
 
 
 def check_close_and_collect(make: Callable[[], Any]) -> None:
