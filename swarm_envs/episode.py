@@ -25,7 +25,8 @@ from typing import Any, Literal, cast
 import numpy as np
 
 from swarm_envs import actions as A
-from swarm_envs.channels import Message, MessageInfo, PostOffice, agent_names, agent_range
+from swarm_envs import observation
+from swarm_envs.channels import MessageInfo, PostOffice, agent_names
 from swarm_envs.clock import Clock
 from swarm_envs.config import EnvConfig, check_time_cap
 from swarm_envs.error import ActionError, ResetNeeded, ScoringError
@@ -42,7 +43,6 @@ from swarm_envs.sandboxes import Sandbox, make_sandbox
 from swarm_envs.scoring import Scorer, TestReport, make_scorer, select_tests
 from swarm_envs.spaces import Observation
 from swarm_envs.task import Task
-from swarm_envs.text import cap_middle
 from swarm_envs.tools import TOOLS, Wait
 from swarm_envs.workspace import Workspace
 
@@ -79,22 +79,6 @@ class AgentState:
     actions: int = 0
     messages: list[MessageInfo] = field(default_factory=list)
     team: str | None = None  # the status line's team part, built once
-
-
-def format_report(report: TestReport, max_failures: int = 10) -> str:
-    """A run_tests result: one summary line, then the first failures."""
-    if report.verdict != "ok":
-        return f"tests could not be run: {report.error or 'no verdict'}"
-    failed = [t for t, ok in report.per_test.items() if not ok]
-    lines = [f"{report.passed} passed, {len(failed)} failed (of {report.total} selected)"]
-    for t in failed[:max_failures]:
-        detail = report.failures.get(t, "").strip()
-        lines.append(
-            f"FAILED {t}" + (f"\n    {detail.replace(chr(10), chr(10) + '    ')}" if detail else "")
-        )
-    if len(failed) > max_failures:
-        lines.append(f"[... {len(failed) - max_failures} more failures]")
-    return "\n".join(lines)
 
 
 class Episode:
@@ -181,7 +165,8 @@ class Episode:
                     config=self.config.model_dump(mode="json"),
                 )
             )
-        intro = self._intro()
+        m = self.task.manifest
+        intro = observation.intro(self.task.id, m.description, len(self.agents), list(TOOLS))
         protections = dict(self.sandbox.protections)
         for st in self.agents:
             st.result = intro
@@ -506,7 +491,7 @@ class Episode:
                 f"run_tests: no test matches {selection}; use test files like "
                 "'tests/test_x.py' or ids like 'tests/test_x.py::test_y'"
             )
-        return format_report(self._scorer().evaluate(selection))
+        return observation.format_report(self._scorer().evaluate(selection))
 
     def run_command(self, command: str) -> str:
         """The `run_command` tool: run `command` in the sandbox, as text."""
@@ -588,68 +573,26 @@ class Episode:
 
     # ------------------------------------------------------------------ observations
 
-    def _intro(self) -> str:
-        m = self.task.manifest
-        return (
-            f"Task {self.task.id}: {m.description.strip()}\n\n"
-            f"You are one of {len(self.agents)} agents working on the same project at the "
-            "same time; the team's reward is the number of tests that pass. Files, tests "
-            "and commands are shared. Talk with send_message (to one agent) and post (to a "
-            "channel; everyone is in #general). Act with one tool call per action: "
-            + ", ".join(TOOLS)
-            + "."
-        )
-
-    def _team(self, st: AgentState) -> str:
-        n = len(self.agents)
-        if n == 1:
-            return "you work alone"
-        if n <= 9:
-            return "teammates: " + ", ".join(name for name in self.names if name != st.name)
-        return f"teammates: {n - 1} others ({agent_range(n)})"
-
     def status_line(self, st: AgentState) -> str:
         """The last line of every observation: time, score, who you are, your team."""
         if st.team is None:
-            st.team = self._team(st)
-        now = self.clock.now
-        left = self.time_cap - now if now < self.time_cap else 0.0
-        return (
-            f"[t={now:.1f}s, {left:.1f}s left | tests {self.passed}/{self.tests_total} "
-            f"passing | you are {st.name} | {st.team}]"
+            st.team = observation.team(self.names, st.name)
+        return observation.status_line(
+            self.clock.now, self.time_cap, self.passed, self.tests_total, st.name, st.team
         )
 
     def _observe(self, st: AgentState, ready: bool | None = None) -> None:
         """Build the agent's observation text and info at the current time."""
-        now = self.clock.now
-        msgs: list[Message] = self.post.collect(st.index, now)
+        msgs = self.post.collect(st.index, self.clock.now)
         limit = self.config.max_observation_chars
-        status = self.status_line(st)
         body = st.result if st.error is None else f"ERROR: {st.error}"
-        parts = []
-        msg_text = ""
-        if msgs:
-            msg_text = "--- messages ---\n" + "\n".join(
-                f"[t={m.deliver_at:.1f}s] "
-                + (f"#{m.channel} " if m.channel else "")
-                + f"{self.names[m.sender]}"
-                + (": " if m.channel else " -> you: ")
-                + m.text
-                for m in msgs
-            )
-            msg_text = cap_middle(msg_text, max(limit // 3, 256))
-        budget = limit - len(status) - len(msg_text) - 2
-        body = cap_middle(body, max(budget, 64)) if body else ""
-        if body:
-            parts.append(body)
-        if msg_text:
-            parts.append(msg_text)
-        parts.append(status)
-        st.obs = Observation(cap_middle("\n".join(parts), limit))
+        messages = observation.messages_text(msgs, self.names, max(limit // 3, 256))
+        text, shown = observation.compose(body, messages, self.status_line(st), limit)
+        st.obs = Observation(text)
         st.prompt_chars += len(st.obs)
         st.messages = [m.to_dict(self.names) for m in msgs]
         ready = ready if ready is not None else st.index in self.ready
-        st.info = self._info(st, ready, body if st.error is None else None)
+        st.info = self._info(st, ready, shown if st.error is None else None)
         st.result = st.error = None  # reported once
 
     def _info(self, st: AgentState, ready: bool, result: str | None) -> AgentInfo:
