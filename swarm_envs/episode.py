@@ -586,7 +586,7 @@ class Episode:
         msgs = self.post.collect(st.index, self.clock.now)
         limit = self.config.max_observation_chars
         body = st.result if st.error is None else f"ERROR: {st.error}"
-        messages = observation.messages_text(msgs, self.names, max(limit // 3, 256))
+        messages = observation.messages_text(msgs, self.names, max(limit // 3, 256)) if msgs else ""
         text, shown = observation.compose(body, messages, self.status_line(st), limit)
         st.obs = Observation(text)
         st.prompt_chars += len(st.obs)
