@@ -1,6 +1,5 @@
 """The episode: one step protocol behind every API form, its state, its time cap."""
 
-import gc
 import math
 import warnings
 import weakref
@@ -10,6 +9,7 @@ import pytest
 from conftest import GCD, MEAN, SIMPLE_TIME, STUB_GCD, STUB_MEAN, call, step_one
 
 import swarm_envs
+from swarm_envs import test as harness
 from swarm_envs.config import EnvConfig
 from swarm_envs.episode import Episode
 from swarm_envs.error import ConfigError, ResetNeeded
@@ -253,8 +253,7 @@ def test_environments_are_collected_after_close_and_del():
             env.close()
             refs.append(weakref.ref(env.unwrapped))
             del env
-    gc.collect()
-    assert [r() for r in refs] == [None] * len(refs)
+    assert harness.all_collected(refs), [r() for r in refs]
 
 
 def test_spaces_are_plain_attributes():
