@@ -52,7 +52,7 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from swarm_envs.sandboxes.base import (
     CommandResult,
@@ -86,29 +86,31 @@ _described: set[str] = set()
 
 
 def hide_path(path: os.PathLike[str] | str) -> None:
-    """Mask `path` (a task folder, for example) from every later command of every sandbox.
+    """Mask `path` from every later command of every local sandbox of this process.
 
-    Only has an effect where `filesystem_view` is active; bundled and registered task
-    folders are hidden automatically.
+    Prefer `make_sandbox(..., hide=[...])`, which masks paths for one sandbox; this
+    process-wide form remains for callers that cannot reach the sandbox's creation. Only
+    has an effect where `filesystem_view` is active.
     """
     with _hidden_lock:
         _hidden.add(pathlib.Path(path).resolve())
 
 
-def _task_roots() -> set[pathlib.Path]:
-    # Import lazily: the sandbox must not depend on task loading at import time.
-    roots: set[pathlib.Path] = set()
-    try:
-        from swarm_envs import task as task_mod
+def _library_root() -> pathlib.Path:
+    """This library's own installed files: agents' commands never need them.
 
-        roots.add(pathlib.Path(task_mod._bundled_root()).resolve())
-        roots.add(pathlib.Path(task_mod.BUNDLED_ROOT).resolve())
-        roots.update(pathlib.Path(p).resolve() for p in task_mod._registry.values())
-    except Exception:  # pragma: no cover - task module broken: hide what we know
-        pass
+    Installed from a wheel, the package (and so its bundled tasks) lies inside the Python
+    prefix that every sandbox sees; it is masked without asking anyone where tasks live.
+    """
+    import swarm_envs
+
+    return pathlib.Path(swarm_envs.__file__).resolve().parent
+
+
+def _masked(hide: Iterable[pathlib.Path]) -> list[pathlib.Path]:
     with _hidden_lock:
-        roots.update(_hidden)
-    return roots
+        extra = set(_hidden)
+    return sorted({_library_root(), *hide, *extra})
 
 
 # ------------------------------------------------------------------------- detection
@@ -249,6 +251,7 @@ def _bwrap_prefix(
     workspace_writable: bool = True,
     chdir: str | None = None,
     nested_userns: bool = False,
+    hide: Iterable[pathlib.Path] = (),
 ) -> list[str]:
     argv = [
         "bwrap",
@@ -280,12 +283,16 @@ def _bwrap_prefix(
             argv += ["--ro-bind", d, d]
             bound.append(d)
     argv += ["--dir", "/var/tmp"]
-    # Task folders (solutions, hidden tests) may live inside a bound directory, e.g. an
-    # installed wheel under site-packages: mask each with an empty tmpfs.
-    for root in sorted(_task_roots()):
-        r = str(root)
-        if any(r == b or r.startswith(b.rstrip("/") + "/") for b in bound) and os.path.isdir(r):
+    # Paths to hide (task folders with solutions and held-out tests, this library) may lie
+    # inside a bound directory, e.g. an installed wheel under site-packages: mask each.
+    for path in _masked(hide):
+        r = str(path)
+        if not any(r == b or r.startswith(b.rstrip("/") + "/") for b in bound):
+            continue
+        if os.path.isdir(r):
             argv += ["--tmpfs", r]
+        elif os.path.lexists(r):
+            argv += ["--ro-bind", "/dev/null", r]
     if workspace is not None:
         argv += ["--bind" if workspace_writable else "--ro-bind", str(workspace), workspace_inside]
     for m in mounts:
@@ -446,6 +453,9 @@ class LocalSandbox(Sandbox):
         base_dir: where to create the sandbox's directory (default: the system temp dir).
         isolation: `"bwrap"`, `"unshare"` or `"none"` to use a weaker isolation than the
             strongest available (for tests and debugging); default: the strongest.
+        hide: host paths (files or folders) that no process of this sandbox may see, such
+            as a task's folder with its reference solution; masked where they lie inside a
+            directory the sandbox shows (this library's own files always are).
     """
 
     backend = "local"
@@ -456,6 +466,7 @@ class LocalSandbox(Sandbox):
         *,
         base_dir: pathlib.Path | None = None,
         isolation: str | None = None,
+        hide: Iterable[os.PathLike[str] | str] = (),
     ):
         best = _isolation()
         if isolation is not None:
@@ -467,6 +478,7 @@ class LocalSandbox(Sandbox):
                 )
         self.limits = limits or SandboxLimits()
         self.isolation = isolation or best
+        self.hide = tuple(pathlib.Path(h).resolve() for h in hide)
         self.protections = detect_protections(self.isolation)
         global _described
         if self.isolation not in _described:
@@ -518,6 +530,7 @@ class LocalSandbox(Sandbox):
                 mounts,
                 chdir=chdir or inside,
                 nested_userns=not workspace,
+                hide=self.hide,
             )
             home = inside if workspace else "/tmp"
             cwd: str = str(self._dir)

@@ -62,14 +62,45 @@ def test_searching_the_whole_disk_finds_no_solution(sandbox, secret_task):
     assert "secret-task" not in r.output
 
 
-def test_bundled_and_source_tree_tasks_are_invisible(sandbox):
+def test_bundled_and_source_tree_tasks_are_invisible():
     from swarm_envs import task as task_mod
 
-    for root in {Path(task_mod._bundled_root()), Path(task_mod.BUNDLED_ROOT)}:
-        if root.is_dir():
-            r = sandbox.run(f"ls {root} 2>&1; ls {root}/*/solution 2>&1 | head -3")
-            assert "solution" not in r.output.replace(f"{root}/*/solution", "")
-            assert not any(p.name in r.output for p in root.iterdir() if p.is_dir())
+    roots = {Path(task_mod._bundled_root()), Path(task_mod.BUNDLED_ROOT)}
+    with make_sandbox("local", hide=roots) as sandbox:
+        for root in roots:
+            if root.is_dir():
+                r = sandbox.run(f"ls {root} 2>&1; ls {root}/*/solution 2>&1 | head -3")
+                assert "solution" not in r.output.replace(f"{root}/*/solution", "")
+                assert not any(p.name in r.output for p in root.iterdir() if p.is_dir())
+
+
+def test_hidden_paths_inside_a_visible_directory_are_masked():
+    """A folder or file the caller names is masked even inside the visible Python prefix."""
+    import shutil
+    import sys
+
+    base = Path(sys.prefix) / f"swarm-hide-{uuid.uuid4().hex[:8]}"
+    (base / "folder").mkdir(parents=True)
+    try:
+        (base / "folder" / "solution.py").write_text("SECRET = 1\n")
+        (base / "file.txt").write_text("secret file\n")
+        probe = f"cat {base}/folder/solution.py {base}/file.txt 2>&1"
+        with make_sandbox("local") as plain:
+            assert "SECRET = 1" in plain.run(probe).output  # visible unless hidden
+        with make_sandbox("local", hide=[base / "folder", base / "file.txt"]) as sb:
+            out = sb.run(probe).output
+            assert "SECRET" not in out and "secret file" not in out, out
+            assert "SECRET" not in sb.run(f"ls -la {base}/folder").output
+    finally:
+        shutil.rmtree(base)
+
+
+def test_this_library_is_invisible(sandbox):
+    import swarm_envs
+
+    pkg = Path(swarm_envs.__file__).resolve().parent
+    r = sandbox.run(f"ls {pkg} 2>&1; cat {pkg}/__init__.py 2>&1 | head -3")
+    assert "episode.py" not in r.output and "import" not in r.output, r.output
 
 
 def test_scoring_area_is_invisible_to_commands(sandbox, tmp_path):
