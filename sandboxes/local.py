@@ -97,7 +97,7 @@ def hide_path(path: os.PathLike[str] | str) -> None:
 
 
 def _library_root() -> pathlib.Path:
-    """This library's own installed files: agents' commands never need them.
+    """The folder of swarm-envs's own installed files: agents' commands never need them.
 
     Installed from a wheel, the package (and so its bundled tasks) lies inside the Python
     prefix that every sandbox sees; it is masked without asking anyone where tasks live.
