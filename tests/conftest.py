@@ -1,6 +1,7 @@
 import json
 
 import pytest
+from sandbox_support import docker_engine, sandbox_backend  # noqa: F401 - fixtures
 
 import swarm_envs
 

@@ -13,6 +13,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from sandbox_support import host_processes_with, wait_until
 from swarm_envs.sandboxes import make_sandbox
 from swarm_envs.sandboxes.local import LocalSandbox, detect_protections
 from test_scoring import SOLUTION, put, write_task
@@ -190,7 +191,8 @@ def test_writes_outside_the_workspace_do_not_reach_the_host(sandbox, tmp_path):
 
 def test_no_user_namespace_escape_and_not_root(sandbox):
     r = sandbox.run("id -u; unshare -r id 2>&1; echo rc=$?")
-    assert r.output.splitlines()[0] == "65534"
+    expected = sandbox.users.agent if sandbox.users else 65534
+    assert r.output.splitlines()[0] == str(expected)
     assert "uid=0" not in r.output
 
 
@@ -205,7 +207,6 @@ def test_a_sandbox_killed_by_a_signal_is_cleaned_up(tmp_path):
     import signal
     import subprocess
     import sys
-    import time
 
     script = tmp_path / "owner.py"
     script.write_text(
@@ -220,14 +221,10 @@ def test_a_sandbox_killed_by_a_signal_is_cleaned_up(tmp_path):
     p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
     root = Path(p.stdout.readline().strip())
     assert root.is_dir()
-    time.sleep(0.5)
+    assert wait_until(lambda: host_processes_with("sleep 976"))  # the command is running
     p.send_signal(signal.SIGTERM)
     p.wait(timeout=30)
-    time.sleep(0.3)
-    assert not root.exists()
-    from test_sandbox_contract import host_processes_with
-
-    assert host_processes_with("sleep 976") == []
+    assert wait_until(lambda: not root.exists() and not host_processes_with("sleep 976"))
 
 
 def test_weaker_isolation_reports_what_is_missing():
