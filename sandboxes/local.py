@@ -67,6 +67,7 @@ import threading
 import time
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from swarm_envs.sandboxes import users
 from swarm_envs.sandboxes.base import (
@@ -233,7 +234,7 @@ def _isolation() -> str:
 def _isolation_for(euid: int) -> str:
     if shutil.which("bwrap"):
         with tempfile.TemporaryDirectory() as d:
-            argv = _bwrap_prefix(pathlib.Path(d), WORKSPACE_INSIDE, []) + ["sh", "-c", "echo ok"]
+            argv = _bwrap_prefix(Launch(pathlib.Path(d))) + ["sh", "-c", "echo ok"]
             if _try(argv):
                 return "bwrap"
         logger.warning("bubblewrap is installed but cannot create namespaces here")
@@ -276,7 +277,7 @@ def _uid_drop_for(isolation: str, span: tuple[int, int] | None) -> tuple[bool, b
             if block and isolation != "bwrap":
                 results.append(False)
                 continue
-            argv = _launch(isolation, ws, uid=uid, block_userns=block) + probe
+            argv = _launch(isolation, Launch(ws, uid=uid, block_userns=block)) + probe
             results.append(_try(argv, timeout=60, cwd=d if isolation == "bwrap" else str(ws)))
     if not results[0]:
         logger.warning(
@@ -384,30 +385,46 @@ def _userns_block_argv(uid: int, chdir: str) -> list[str]:
     ]
 
 
-def _bwrap_prefix(
-    workspace: pathlib.Path | None,
-    workspace_inside: str,
-    mounts: Sequence[Mount],
-    *,
-    workspace_writable: bool = True,
-    chdir: str | None = None,
-    nested_userns: bool = False,
-    hide: Iterable[pathlib.Path] = (),
-    etc_dir: pathlib.Path | None = None,
-    uid: int | None = None,
-    block_userns: bool = False,
-) -> list[str]:
+@dataclass(frozen=True)
+class Launch:
+    """What one sandboxed process sees and who it runs as.
+
+    Attributes:
+        workspace: host folder shown writable at `/workspace` (None: no workspace).
+        mounts: further host paths shown inside (the scoring area, for workers).
+        chdir: the working directory inside (default: the workspace).
+        nested_userns: the process may create user namespaces (scoring workers, for their
+            per-evaluation pid namespace); agents' commands may not.
+        hide: host paths masked where they lie inside a shown directory.
+        etc_dir: the sandbox's own `passwd`, `group`, `hosts`, `hostname`.
+        uid: the dedicated uid to run as (this process is root); None: uid 65534 in a user
+            namespace that maps to this process's user.
+        block_userns: with `uid`, add the user namespace that allows no others.
+    """
+
+    workspace: pathlib.Path | None
+    mounts: Sequence[Mount] = ()
+    chdir: str | None = None
+    nested_userns: bool = False
+    hide: Iterable[pathlib.Path] = ()
+    etc_dir: pathlib.Path | None = None
+    uid: int | None = None
+    block_userns: bool = False
+
+
+def _bwrap_prefix(spec: Launch) -> list[str]:
     """The bubblewrap command line that runs what follows it in a sandbox.
 
-    With `uid` (this process is root), bubblewrap creates the namespaces without a user
-    namespace and the command drops to `uid`; `block_userns` then adds the user namespace
-    that allows no others. Without `uid`, uid 65534 in a user namespace.
+    With `spec.uid` (this process is root), bubblewrap creates the namespaces without a
+    user namespace and the command drops to that uid; without, uid 65534 in a user
+    namespace.
     """
+    uid = spec.uid
     argv = ["bwrap"]
     if uid is None:
         argv += ["--unshare-all", "--unshare-user", "--uid", str(SANDBOX_UID)]
         argv += ["--gid", str(SANDBOX_UID), "--cap-drop", "ALL"]
-        if not nested_userns:
+        if not spec.nested_userns:
             # Agents' commands may not create user namespaces of their own (no "root"
             # inside). Scoring workers may: each evaluation gets a private pid namespace.
             argv.append("--disable-userns")
@@ -451,13 +468,13 @@ def _bwrap_prefix(
     for path, target in _etc_entries():
         argv += ["--symlink", target, path] if target is not None else ["--ro-bind", path, path]
         bound.append(path)
-    if etc_dir is not None:
+    if spec.etc_dir is not None:
         for name in ("passwd", "group", "hosts", "hostname"):
-            argv += ["--ro-bind", str(etc_dir / name), f"/etc/{name}"]
+            argv += ["--ro-bind", str(spec.etc_dir / name), f"/etc/{name}"]
     argv += ["--perms", "1777", "--dir", "/var/tmp"]
     # Paths to hide (task folders with solutions and held-out tests, this library) may lie
     # inside a bound directory, e.g. an installed wheel under site-packages: mask each.
-    for path in _masked(hide):
+    for path in _masked(spec.hide):
         r = str(path)
         if not _within(r, bound):
             continue
@@ -465,16 +482,15 @@ def _bwrap_prefix(
             argv += ["--tmpfs", r]
         elif os.path.lexists(r):
             argv += ["--ro-bind", "/dev/null", r]
-    if workspace is not None:
-        argv += parents(workspace_inside)
-        argv += ["--bind" if workspace_writable else "--ro-bind", str(workspace), workspace_inside]
-    for m in mounts:
+    if spec.workspace is not None:
+        argv += [*parents(WORKSPACE_INSIDE), "--bind", str(spec.workspace), WORKSPACE_INSIDE]
+    for m in spec.mounts:
         argv += [*parents(m.inside), "--bind" if m.writable else "--ro-bind", str(m.host), m.inside]
-    inside = chdir or workspace_inside
+    inside = spec.chdir or WORKSPACE_INSIDE
     argv += ["--chdir", inside, "--"]
     if uid is not None:
         argv += _drop_argv(uid)
-        if block_userns:
+        if spec.block_userns:
             argv += _userns_block_argv(uid, inside)
     return argv
 
@@ -487,33 +503,12 @@ def _unshare_prefix() -> list[str]:
     return ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--ipc", "--uts"]
 
 
-def _launch(
-    isolation: str,
-    workspace: pathlib.Path | None,
-    *,
-    mounts: Sequence[Mount] = (),
-    chdir: str | None = None,
-    nested_userns: bool = False,
-    hide: Iterable[pathlib.Path] = (),
-    etc_dir: pathlib.Path | None = None,
-    uid: int | None = None,
-    block_userns: bool = False,
-) -> list[str]:
-    """The command line that starts what follows it at `isolation`, as `uid` if given."""
+def _launch(isolation: str, spec: Launch) -> list[str]:
+    """The command line that starts what follows it at `isolation`, as `spec.uid` if given."""
     if isolation == "bwrap":
-        return _bwrap_prefix(
-            workspace,
-            WORKSPACE_INSIDE,
-            mounts,
-            chdir=chdir,
-            nested_userns=nested_userns,
-            hide=hide,
-            etc_dir=etc_dir,
-            uid=uid,
-            block_userns=block_userns,
-        )
+        return _bwrap_prefix(spec)
     prefix = _unshare_prefix() if isolation == "unshare" else []
-    return prefix + (_drop_argv(uid) if uid is not None else [])
+    return prefix + (_drop_argv(spec.uid) if spec.uid is not None else [])
 
 
 def _rlimit_prefix(limits: SandboxLimits) -> list[str]:
@@ -756,8 +751,7 @@ class LocalSandbox(Sandbox):
             uid = self.users.agent if workspace else self.users.scorer()
         bwrap = self.isolation == "bwrap"
         inside = WORKSPACE_INSIDE if bwrap else str(self.root)
-        prefix = _launch(
-            self.isolation,
+        spec = Launch(
             self.root if workspace else None,
             mounts=mounts,
             chdir=chdir or inside,
@@ -767,6 +761,7 @@ class LocalSandbox(Sandbox):
             uid=uid,
             block_userns=workspace and self._block_userns,
         )
+        prefix = _launch(self.isolation, spec)
         # Without a filesystem view the paths are the host's.
         home = inside if workspace else "/tmp"
         cwd = str(self._dir) if bwrap else (chdir or str(self.root))
