@@ -148,30 +148,39 @@ def hand_over(tree: pathlib.Path, uid: int) -> None:
     """Make `uid` (and its gid) the owner of every entry of `tree` that it does not own.
 
     Files the host writes into a workspace are root's; the agent's commands must be able
-    to change them. Runs only while none of the sandbox's processes does (between
-    commands), never follows a symlink, and touches only entries with another owner, so an
-    unchanged workspace costs one `lstat` per entry.
+    to change them. Only entries with another owner are touched, so an unchanged workspace
+    costs one `lstat` per entry. Safe against a workspace that changes meanwhile: the walk
+    holds each directory open (an entry swapped for a symlink is not entered, and none is
+    ever followed), and a file with several hard links is left alone, since another of its
+    names may lie outside the workspace.
     """
-    stack = [str(tree)]
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        top = os.open(tree, flags)
+    except OSError:
+        return
+    stack = [top]
     with contextlib.suppress(OSError):
-        st = os.lstat(tree)
+        st = os.fstat(top)
         if st.st_uid != uid or st.st_gid != uid:
-            os.lchown(tree, uid, uid)
+            os.fchown(top, uid, uid)
     while stack:
-        path = stack.pop()
+        fd = stack.pop()
         try:
-            entries = list(os.scandir(path))
+            entries = list(os.scandir(fd))
         except OSError:
-            continue
+            entries = []
         for e in entries:
             try:
                 st = e.stat(follow_symlinks=False)
-                if st.st_uid != uid or st.st_gid != uid:
-                    os.lchown(e.path, uid, uid)
+                is_dir = stat.S_ISDIR(st.st_mode)
+                if (st.st_uid != uid or st.st_gid != uid) and (is_dir or st.st_nlink == 1):
+                    os.chown(e.name, uid, uid, dir_fd=fd, follow_symlinks=False)
+                if is_dir:
+                    stack.append(os.open(e.name, flags, dir_fd=fd))
             except OSError:
                 continue
-            if stat.S_ISDIR(st.st_mode):
-                stack.append(e.path)
+        os.close(fd)
 
 
 def user_root(prefix: str, base_dir: os.PathLike[str] | str | None = None) -> pathlib.Path:

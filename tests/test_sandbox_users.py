@@ -177,8 +177,11 @@ def test_hand_over_gives_the_tree_to_the_agent_and_follows_no_link(tmp_path):
     (tree / "pkg" / "deep" / "a.py").write_text("x = 1\n")
     (tree / "link").symlink_to(host_file)
     (tree / "dirlink").symlink_to(tmp_path)
+    # A second name of a host file (where the kernel lets a user link what it does not own).
+    os.link(host_file, tree / "hardlink")
     users.hand_over(tree, uid)
     for p in [tree, *tree.rglob("*")]:
-        st = p.lstat()
-        assert (st.st_uid, st.st_gid) == (uid, uid), p
+        if p.name != "hardlink":
+            st = p.lstat()
+            assert (st.st_uid, st.st_gid) == (uid, uid), p
     assert host_file.stat().st_uid == 0 and tmp_path.stat().st_uid == 0
