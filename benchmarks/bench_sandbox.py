@@ -24,6 +24,7 @@ in seconds. The Docker backend is measured when an engine answers (`DOCKER_HOST`
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import random
 import shutil
@@ -65,7 +66,7 @@ def makers() -> dict[str, Callable[[SandboxLimits | None], object]]:
             LocalSandbox(isolation=iso).close()
         except BackendUnavailable:
             continue  # stronger than this machine offers
-        out[f"local-{iso}"] = lambda lim, iso=iso: LocalSandbox(lim, isolation=iso)
+        out[f"local-{iso}"] = functools.partial(LocalSandbox, isolation=iso)
     if os.geteuid() == 0 and "local-bwrap" in out:
 
         def root_bwrap(lim: SandboxLimits | None) -> object:

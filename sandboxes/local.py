@@ -474,8 +474,8 @@ def _bwrap_prefix(spec: Launch) -> list[str]:
     argv += ["--perms", "1777", "--dir", "/var/tmp"]
     # Paths to hide (task folders with solutions and held-out tests, this library) may lie
     # inside a bound directory, e.g. an installed wheel under site-packages: mask each.
-    for path in _masked(spec.hide):
-        r = str(path)
+    for hidden in _masked(spec.hide):
+        r = str(hidden)
         if not _within(r, bound):
             continue
         if os.path.isdir(r):
