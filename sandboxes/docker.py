@@ -403,11 +403,15 @@ def _cleanup(
 
 
 class _ExecSocket:
-    """Demultiplexes a `docker exec` attach socket: stdout frames into a local pipe."""
+    """Demultiplexes a `docker exec` attach socket: stdout frames into a local pipe.
+
+    The tail of stderr is kept for error messages (`DockerScoringHost.worker_log`).
+    """
 
     def __init__(self, sock: Any):
         self.sock = sock
         self.raw: socket.socket = getattr(sock, "_sock", sock)
+        self.stderr_tail = b""
         r, w = os.pipe()
         self.stdout = os.fdopen(r, "rb", buffering=0)
         self._w = w
@@ -430,8 +434,10 @@ class _ExecSocket:
                 header = self._read_exactly(8)
                 kind, size = struct.unpack(">BxxxL", header)
                 payload = self._read_exactly(size)
-                if kind == 1:  # stdout; stderr (2) is not the channel
+                if kind == 1:  # stdout: the channel
                     os.write(self._w, payload)
+                elif kind == 2:
+                    self.stderr_tail = (self.stderr_tail + payload)[-2000:]
         except (EOFError, OSError):
             pass
         finally:
@@ -473,6 +479,7 @@ class DockerScoringHost(ScoringHost):
         self.dir = sandbox._scoring_dir
         self.inside_dir = SCORING_INSIDE
         self._sockets: list[_ExecSocket] = []
+        self._last_log = b""
         self._live: set[int] = set()
         self._next = itertools.count()
         self._lock = threading.Lock()
@@ -531,6 +538,9 @@ class DockerScoringHost(ScoringHost):
                 return
             killed.set()
             es.close()
+            self._last_log = es.stderr_tail or self._last_log
+            with contextlib.suppress(ValueError):
+                self._sockets.remove(es)
             if uid is None:
                 self.sandbox._kill_all(self.container)  # no uid of its own: everything
                 return
@@ -547,6 +557,12 @@ class DockerScoringHost(ScoringHost):
             return None
 
         return WorkerHandle(stdin=es.stdin, stdout=es.stdout, pid=-1, _kill=kill, _poll=poll)  # type: ignore[arg-type]
+
+    def worker_log(self) -> str:
+        """The tail of the workers' stderr (the live ones, else the last one killed)."""
+        tails = [s.stderr_tail for s in list(self._sockets) if s.stderr_tail]
+        data = b"".join(tails) or self._last_log
+        return data[-2000:].decode("utf-8", errors="replace")
 
     def close(self) -> None:
         for s in self._sockets:

@@ -385,6 +385,16 @@ def test_releasing_a_worker_kills_its_processes_and_no_other(make):
     assert gone("sleep 980")
 
 
+def test_what_a_worker_writes_to_stderr_reaches_the_worker_log(make):
+    sb = make()
+    host = sb.scoring_host()
+    code = "import sys; sys.stderr.write('worker-said-boom\\n'); sys.stderr.flush()"
+    w = host.start_worker([host.python, "-c", code])
+    assert w.stdout.read() == b""  # to the end: the worker has exited
+    w.kill()
+    assert wait_until(lambda: "worker-said-boom" in host.worker_log())
+
+
 def test_unknown_backend_is_a_config_error():
     with pytest.raises(ConfigError, match="local"):
         make_sandbox("podman")
@@ -419,4 +429,5 @@ def test_docker_exec_stream_demultiplexing():
     assert theirs.recv(100) == b"request\n"
     theirs.close()
     assert es.stdout.read() == b'nonce {"ev": 1}\n'
+    assert es.stderr_tail == b"stderr noise"
     es.close()
