@@ -228,6 +228,7 @@ class DockerSandbox(Sandbox):
             "process_group": True,
             "scrubbed_env": True,
             "unprivileged_user": remapped or self._agent_user not in (None, "0:0"),
+            "dedicated_uid": remapped or self._owner is not None,
             "filesystem_view": True,
             "minimal_etc": True,
             "pid_namespace": True,

@@ -9,10 +9,12 @@ isolation this machine offers, detected once per process (`detect_protections()`
 - `process_group`: each command gets a new session; at the timeout the whole group is
   killed. Contains stray children.
 - `scrubbed_env`: a fixed, minimal environment; no host variables (secrets, `PYTHON*`).
-- `unprivileged_user`: when this process is root, commands and scoring workers run as
-  dedicated host uids that own nothing outside the workspace (`sandboxes.users`), without
-  capabilities and with `no_new_privs`: a root-owned file with mode 0600 stays unreadable
-  wherever it lies. Contains reading what the host keeps.
+- `unprivileged_user`: commands and scoring workers never run as root: a root-owned file
+  with mode 0600 stays unreadable wherever it lies. Contains reading what the host keeps.
+- `dedicated_uid`: (this process is root) they run as dedicated host uids that own nothing
+  outside the workspace (`sandboxes.users`), without capabilities and with
+  `no_new_privs`. Otherwise they run as the invoking user, who may own files in what the
+  sandbox shows (a Python in their home): this is False then, to say so.
 - `bubblewrap`: `bwrap` builds each command's whole view of the system (all below).
 - `filesystem_view`: read-only system directories and Python, a private `/tmp`, the
   workspace at `/workspace`, nothing else of the host (no checkout, `/root`, `/home`,
@@ -303,6 +305,7 @@ def detect_protections(isolation: str | None = None) -> dict[str, bool]:
         "process_group": True,
         "scrubbed_env": True,
         "unprivileged_user": drop or os.geteuid() != 0,
+        "dedicated_uid": drop,
         "bubblewrap": iso == "bwrap",
         "filesystem_view": iso == "bwrap",
         "minimal_etc": iso == "bwrap",

@@ -281,7 +281,7 @@ def test_no_network(make):
 
 def test_commands_run_as_a_user_that_owns_nothing_outside_the_workspace(make):
     sb = make()
-    need(sb, "unprivileged_user")
+    need(sb, "dedicated_uid")
     r = sb.run(
         "id -u; id -G; find / \\( -path /proc -o -path /sys -o -path /dev -o -path /tmp "
         '-o -path /var/tmp -o -path "$PWD" \\) -prune -o -user "$(id -u)" -print 2>/dev/null '
