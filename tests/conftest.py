@@ -4,6 +4,7 @@ import json
 import os
 
 import pytest
+from sandbox_support import docker_engine, sandbox_backend  # noqa: F401 - fixtures
 
 import swarm_envs
 
