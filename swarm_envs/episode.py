@@ -42,7 +42,7 @@ from swarm_envs.recording import (
 from swarm_envs.sandboxes import Sandbox, make_sandbox
 from swarm_envs.scoring import Scorer, TestReport, make_scorer, select_tests
 from swarm_envs.spaces import Observation
-from swarm_envs.task import Task
+from swarm_envs.task import Task, task_roots
 from swarm_envs.tools import TOOLS, Wait
 from swarm_envs.workspace import Workspace
 
@@ -139,7 +139,8 @@ class Episode:
         self.close_sandbox()
         self.started = False
         self._new_state(seed, cap)
-        self.sandbox = make_sandbox(self.config.sandbox)
+        # Solutions and canonical tests of every known task stay out of the sandbox's view.
+        self.sandbox = make_sandbox(self.config.sandbox, hide=[*task_roots(), self.task.root])
         self.task.materialize(self.sandbox.root)
         self._workspace = Workspace(self.sandbox.root, self.task.is_protected)
         self.scorer = make_scorer(self.task, self.sandbox, kind=self.config.scorer)
