@@ -7,7 +7,7 @@
 The reward is collective: the change in the number of the project's tests that pass.
 """
 
-from swarm_envs.actions import ToolCall, tool_schemas
+from swarm_envs.actions import Action, ToolCall, Usage, tool_schemas
 from swarm_envs.config import EnvConfig, TimeModel
 from swarm_envs.registration import env, parallel_env, raw_env, register_envs
 from swarm_envs.schedule import TimeCapSchedule
@@ -16,11 +16,13 @@ from swarm_envs.task import Task, get_task, register_task, registered
 __version__ = "0.1.0"
 
 __all__ = [
+    "Action",
     "EnvConfig",
     "Task",
     "TimeCapSchedule",
     "TimeModel",
     "ToolCall",
+    "Usage",
     "__version__",
     "env",
     "get_task",

@@ -5,12 +5,11 @@ surrogates or huge token counts, stale per-test outcomes, measured-mode `done`, 
 cap leaking into later resets, loose agent names, overlapping edits, half-failed writes).
 """
 
-import json
 import os
 
 import gymnasium
 import pytest
-from conftest import SIMPLE_TIME, call
+from conftest import SIMPLE_TIME, TOKEN, call
 
 import swarm_envs
 
@@ -255,7 +254,7 @@ def test_ignored_busy_action_costs_no_tokens(make_env):
     _, _, _, _, infos = env.step(
         {"agent_0": call("list_files", tokens=1), "agent_1": call("list_files", tokens=99)}
     )
-    assert env.episode.tokens == tokens + 1
+    assert env.episode.tokens == tokens + TOKEN
     assert infos["agent_1"]["error"] is None
 
 
@@ -324,9 +323,8 @@ def test_path_with_lone_surrogate_is_an_error_not_a_crash(solo, tool):
 
 
 def test_huge_reported_usage_is_not_a_crash(solo):
-    action = json.dumps(
-        {"name": "list_files", "arguments": {}, "usage": {"output_tokens": 10**400}}
-    )
+    # Usage in action text is ignored, so the report comes from a trusted dict.
+    action = {"name": "list_files", "arguments": {}, "usage": {"output_tokens": 10**400}}
     _, _, _, trunc, infos = solo.step({"agent_0": action})
     # Either an error observation, or an action so long that the episode hits its cap.
     assert infos["agent_0"]["error"] is not None or trunc["agent_0"]
