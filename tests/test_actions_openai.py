@@ -284,3 +284,22 @@ def test_unreported_input_tokens_are_estimated_from_the_observations(solo):
     intro = solo.episode.agents[0].obs
     _, info = step(solo, {**LIST, "usage": {"output_tokens": 40}})
     assert info["tokens"] == 40 + (len(intro) + 3) // 4
+
+
+def test_usage_inside_a_completions_json_text_is_ignored(server, client, solo):
+    completion = chat(server, client, READ).model_dump()
+    completion["usage"] = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+    text = json.dumps(completion)
+    _, info = step(solo, text)
+    assert info["error"] is None and info["tokens"] >= len(text) // 4
+
+
+def test_metadata_in_action_text_is_charged_as_text(solo):
+    # A model that "thinks" in a field the parser does not read still pays for it.
+    message = {
+        "role": "assistant",
+        "reasoning_content": "hmm " * 5000,
+        "tool_calls": [{"type": "function", "function": {"name": "list_files", "arguments": "{}"}}],
+    }
+    _, info = step(solo, json.dumps(message))
+    assert info["error"] is None and info["tokens"] >= 5000
