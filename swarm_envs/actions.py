@@ -179,7 +179,7 @@ class Usage(BaseModel):
         if isinstance(data, BaseModel) or _is_dumpable(data):
             # An SDK object: its declared fields only. Servers add their own extras
             # (cache counters and the like); those are not typos of ours to reject.
-            data = {k: v for k, v in _plain(data).items() if k in USAGE_KEYS}
+            data = {k: v for k, v in plain_data(data).items() if k in USAGE_KEYS}
         if not isinstance(data, dict):
             raise ValueError(
                 f"expected a usage object or dict, got {type(data).__name__}; "
@@ -251,7 +251,10 @@ class Action(BaseModel):
 
     Attributes:
         tool_call: the model's action, in any form `step` accepts.
-        usage: the tokens (and wall time) the model spent on it.
+        usage: the tokens the model spent on it; `None`: the usage inside `tool_call`
+            if that is not text, else the estimate.
+        latency_s: wall-clock seconds the caller measured for the decision; the
+            thinking time in wall-clock mode (overrides `usage.latency_s`).
         meta: data stored with the decision in the rollout's trajectory (for example
             the policy's token ids and log-probabilities); the environment never reads it.
     """
@@ -260,6 +263,7 @@ class Action(BaseModel):
 
     tool_call: Any
     usage: Usage | None = None
+    latency_s: float | None = Field(default=None, ge=0, le=86_400)
     meta: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("tool_call")
@@ -320,16 +324,16 @@ def _is_dumpable(obj: object) -> bool:
     return callable(getattr(obj, "model_dump", None))
 
 
-def _plain(obj: Any) -> Any:
+def plain_data(obj: Any) -> Any:
     """An SDK object as plain data: its declared fields, nested objects included."""
     if isinstance(obj, BaseModel):
-        return {k: _plain(getattr(obj, k, None)) for k in type(obj).model_fields}
+        return {k: plain_data(getattr(obj, k, None)) for k in type(obj).model_fields}
     if _is_dumpable(obj):
-        return _plain(obj.model_dump())
+        return plain_data(obj.model_dump())
     if isinstance(obj, dict):
-        return {k: _plain(v) for k, v in obj.items()}
+        return {k: plain_data(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
-        return [_plain(v) for v in obj]
+        return [plain_data(v) for v in obj]
     return obj
 
 
@@ -438,8 +442,9 @@ def parse_action(
         ActionError: with a message that says what was wrong and what is expected.
     """
     reported: Usage | None = None
+    latency: float | None = None
     if isinstance(action, Action):
-        reported, action = action.usage, action.tool_call
+        reported, latency, action = action.usage, action.latency_s, action.tool_call
     from_text = isinstance(action, bytes | str)
     text_len = 0
     if isinstance(action, bytes | str):
@@ -456,7 +461,7 @@ def parse_action(
         data = action.model_dump(exclude_none=True)
     elif isinstance(action, dict) or _is_dumpable(action):
         try:
-            data = action if isinstance(action, dict) else _plain(action)
+            data = action if isinstance(action, dict) else plain_data(action)
             size = len(json.dumps(data, default=str))
         except (TypeError, ValueError, RecursionError):
             raise ActionError(f"action is not JSON-serialisable; {_EXPECTED}") from None
@@ -512,6 +517,8 @@ def parse_action(
                     f"{name}: argument {field_name!r} contains an unpaired surrogate; "
                     "send valid UTF-8 text"
                 )
+    if latency is not None:  # an empty report is the estimate: 0 tokens are floored below
+        reported = (reported or Usage()).model_copy(update={"latency_s": latency})
     usage = reported
     if reported is not None and reported.output_tokens < estimate_tokens(text_len):
         usage = reported.model_copy(update={"output_tokens": estimate_tokens(text_len)})

@@ -58,3 +58,11 @@ class ScoringError(Error):
 
 class ActionError(Error):
     """An agent's action is invalid. Caught by the environment and turned into an observation."""
+
+
+class AgentError(Error):
+    """An agent could not produce an action (say, its model server failed after retries).
+
+    The rollout runner records it and ends that agent's episode as `agent_error`; the
+    rest of the swarm goes on.
+    """
