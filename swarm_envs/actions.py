@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -318,6 +319,7 @@ def _tool_list() -> str:
 
 _EXPECTED = 'expected a tool call like {"name": "read_file", "arguments": {"path": "README.md"}}'
 _BARE_FIELDS = {"name", "arguments", "usage", "content"}
+_UNREADABLE_CHARS = 100  # what an action that has no text to measure is charged as
 
 
 def _is_dumpable(obj: object) -> bool:
@@ -349,6 +351,14 @@ def _text_of(content: Any) -> str:
     raise ActionError(f"message 'content' must be text, got {type(content).__name__}")
 
 
+def _call_chars(call: Any) -> int:
+    if not isinstance(call, dict):
+        return 0
+    fn = call.get("function") if isinstance(call.get("function"), dict) else call
+    args = fn.get("arguments")
+    return len(str(fn.get("name") or "")) + len(args if isinstance(args, str) else str(args))
+
+
 def _one_call(calls: Any, what: str) -> dict:
     if not isinstance(calls, list) or not all(isinstance(c, dict) for c in calls):
         raise ActionError(f"{what}: 'tool_calls' must be a list of tool calls")
@@ -365,16 +375,17 @@ def _one_call(calls: Any, what: str) -> dict:
     return calls[0]
 
 
-def _unwrap(data: dict) -> dict:
-    """Any accepted shape -> the bare call `{"name", "arguments", "content"?, "usage"?}`.
+def _unwrap(data: dict, cost: _Cost | None = None) -> dict:
+    """Any accepted shape -> the bare call `{"name", "arguments", "content"?}`.
 
     Shapes, outermost first: a `ChatCompletion` (its one choice's message and its
     usage), a Responses `Response` (its one `function_call` item, its text and usage),
     an assistant message (its one tool call and its content), a Chat Completions tool
     call, a Responses `function_call` item, and the bare call itself. The SDKs' other
     fields (ids, roles, statuses, annotations) are metadata and are not checked.
+    With `cost`, a message's visible text (its content and every call) is what it
+    costs if it turns out invalid (several calls, none).
     """
-    usage = data.get("usage")
     content = ""
     if "choices" in data:
         choices = data["choices"]
@@ -389,19 +400,19 @@ def _unwrap(data: dict) -> dict:
     elif data.get("object") == "response" or isinstance(data.get("output"), list):
         items = [i for i in data.get("output") or [] if isinstance(i, dict)]
         content = "".join(_text_of(i.get("content")) for i in items if i.get("type") == "message")
-        call = _one_call([i for i in items if i.get("type") == "function_call"], "the response")
-        return {
-            "name": call.get("name"),
-            "arguments": call.get("arguments"),
-            "content": content,
-            "usage": usage,
-        }
+        calls = [i for i in items if i.get("type") == "function_call"]
+        if cost is not None:
+            cost.chars = len(content) + sum(_call_chars(c) for c in calls)
+        call = _one_call(calls, "the response")
+        return {"name": call.get("name"), "arguments": call.get("arguments"), "content": content}
     if "tool_calls" in data or data.get("role") == "assistant":
         content = _text_of(data.get("content"))
         calls = data.get("tool_calls")
         legacy = data.get("function_call")
         if not calls and isinstance(legacy, dict):
             calls = [{"type": "function", "function": legacy}]
+        if cost is not None and isinstance(calls or [], list):
+            cost.chars = len(content) + sum(_call_chars(c) for c in calls or [])
         data = {**_one_call(calls or [], "the message"), "content": content}
     if data.get("type") == "function" and isinstance(data.get("function"), dict):
         fn = data["function"]
@@ -409,10 +420,9 @@ def _unwrap(data: dict) -> dict:
             "name": fn.get("name"),
             "arguments": fn.get("arguments", {}),
             "content": data.get("content") or content,
-            "usage": data.get("usage", usage),
         }
     if data.get("type") == "function_call":
-        return {k: data.get(k) for k in _BARE_FIELDS} | {"usage": data.get("usage", usage)}
+        return {k: data.get(k) for k in ("name", "arguments", "content")}
     bare = {k: v for k, v in data.items() if k not in ("id", "type")}
     unknown = sorted(map(str, set(bare) - _BARE_FIELDS))
     if unknown:
@@ -427,6 +437,24 @@ def _unwrap(data: dict) -> dict:
 _warned_text_usage = False
 
 
+@dataclass
+class _Cost:
+    """What an action costs, learnt while it is parsed: an invalid action costs too."""
+
+    chars: int = 0  # length of the visible text, for the estimate
+    reported: Usage | None = None  # what a trusted caller reported
+    latency: float | None = None
+
+    def usage(self) -> Usage | None:
+        usage = self.reported
+        if self.latency is not None:  # an empty report is the estimate: floored below
+            usage = (usage or Usage()).model_copy(update={"latency_s": self.latency})
+        floor = estimate_tokens(self.chars)
+        if usage is not None and usage.output_tokens < floor:
+            usage = usage.model_copy(update={"output_tokens": floor})
+        return usage
+
+
 def parse_action(
     action: object, *, max_chars: int = 200_000
 ) -> tuple[str, _Args, Usage | None, int]:
@@ -439,19 +467,28 @@ def parse_action(
     visible length, so that no report makes an action cheaper than its own text.
 
     Raises:
-        ActionError: with a message that says what was wrong and what is expected.
+        ActionError: with a message that says what was wrong and what is expected, and
+            the action's cost as far as it is known (`usage`, `chars`): a malformed
+            action costs what its caller reported, like any other.
     """
-    reported: Usage | None = None
-    latency: float | None = None
+    cost = _Cost()
+    try:
+        name, parsed = _parse(action, max_chars, cost)
+    except ActionError as e:
+        e.usage, e.chars = cost.usage(), cost.chars
+        raise
+    return name, parsed, cost.usage(), cost.chars
+
+
+def _parse(action: object, max_chars: int, cost: _Cost) -> tuple[str, _Args]:
     if isinstance(action, Action):
-        reported, latency, action = action.usage, action.latency_s, action.tool_call
+        cost.reported, cost.latency, action = action.usage, action.latency_s, action.tool_call
     from_text = isinstance(action, bytes | str)
-    text_len = 0
     if isinstance(action, bytes | str):
         text = action.decode("utf-8", "replace") if isinstance(action, bytes) else action
-        text_len = len(text)
-        if text_len > max_chars:
-            raise ActionError(f"action is {text_len} characters; the limit is {max_chars}")
+        cost.chars = len(text)  # the model wrote all of it, whatever the parser reads
+        if cost.chars > max_chars:
+            raise ActionError(f"action is {cost.chars} characters; the limit is {max_chars}")
         try:
             data: Any = json.loads(text)
         except (json.JSONDecodeError, RecursionError) as e:
@@ -464,15 +501,28 @@ def parse_action(
             data = action if isinstance(action, dict) else plain_data(action)
             size = len(json.dumps(data, default=str))
         except (TypeError, ValueError, RecursionError):
+            cost.chars = _UNREADABLE_CHARS
             raise ActionError(f"action is not JSON-serialisable; {_EXPECTED}") from None
+        cost.chars = size  # until the visible text is known
         if size > max_chars:
             raise ActionError(f"action is {size} characters; the limit is {max_chars}")
     else:
+        cost.chars = _UNREADABLE_CHARS
         raise ActionError(f"action of type {type(action).__name__}; {_EXPECTED}")
 
     if not isinstance(data, dict):
         raise ActionError(f"action is JSON {type(data).__name__}, not an object; {_EXPECTED}")
-    call = _unwrap(data)
+    # Every shape carries its usage at the top (a completion, a response, a call).
+    if data.get("usage") is not None:
+        if from_text:
+            if cost.reported is None:
+                _warn_text_usage()
+        elif cost.reported is None:
+            try:
+                cost.reported = Usage.model_validate(data["usage"])
+            except ValidationError as e:
+                raise ActionError(f"bad 'usage': {_first_error(e)}") from None
+    call = _unwrap(data, None if from_text else cost)
     name = call.get("name")
     if not isinstance(name, str):
         raise ActionError(f"action has no tool 'name'; tools: {_tool_list()}; {_EXPECTED}")
@@ -494,18 +544,10 @@ def parse_action(
     content = call.get("content") or ""
     if not isinstance(content, str):
         raise ActionError(f"{name}: 'content' must be a string")
-    if from_text:
-        if call.get("usage") is not None and reported is None:
-            _warn_text_usage()
-    else:
-        if reported is None and call.get("usage") is not None:
-            try:
-                reported = Usage.model_validate(call["usage"])
-            except ValidationError as e:
-                raise ActionError(f"{name}: bad 'usage': {_first_error(e)}") from None
+    if not from_text:  # what the model wrote: the call's name, arguments and text
         if args_text is None:
             args_text = json.dumps(args, ensure_ascii=False, default=str)
-        text_len = len(name) + len(args_text) + len(content)
+        cost.chars = len(name) + len(args_text) + len(content)
     try:
         parsed = TOOLS[name].model_validate(args)
     except ValidationError as e:
@@ -517,12 +559,7 @@ def parse_action(
                     f"{name}: argument {field_name!r} contains an unpaired surrogate; "
                     "send valid UTF-8 text"
                 )
-    if latency is not None:  # an empty report is the estimate: 0 tokens are floored below
-        reported = (reported or Usage()).model_copy(update={"latency_s": latency})
-    usage = reported
-    if reported is not None and reported.output_tokens < estimate_tokens(text_len):
-        usage = reported.model_copy(update={"output_tokens": estimate_tokens(text_len)})
-    return name, parsed, usage, text_len
+    return name, parsed
 
 
 def _warn_text_usage() -> None:

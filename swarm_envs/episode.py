@@ -191,9 +191,8 @@ class Episode:
                 action, max_chars=self.config.max_action_chars
             )
             error = None
-        except ActionError as e:
-            tool, args, usage, error = "invalid", None, None, str(e)
-            chars = len(action) if isinstance(action, str | bytes) else 100
+        except ActionError as e:  # costs what it was reported to cost, like any action
+            tool, args, usage, error, chars = "invalid", None, e.usage, str(e), e.chars
         except Exception as e:  # untrusted input must never crash the episode
             logger.exception("parsing an action of %s failed", st.name)
             tool, args, usage, error = "invalid", None, None, f"cannot parse the action: {e!r}"

@@ -57,7 +57,16 @@ class ScoringError(Error):
 
 
 class ActionError(Error):
-    """An agent's action is invalid. Caught by the environment and turned into an observation."""
+    """An agent's action is invalid. Caught by the environment and turned into an observation.
+
+    Attributes:
+        usage: what the action cost, as far as parsing got (a trusted caller's report,
+            floored at the estimate), or `None` for the estimate: invalid actions cost too.
+        chars: the length of its visible text, for the estimate.
+    """
+
+    usage: object = None
+    chars: int = 0
 
 
 class AgentError(Error):

@@ -239,10 +239,31 @@ async def arollout(
     save_to: str | Path | None = None,
 ) -> Trajectory:
     """`rollout` as a coroutine, for callers that run their own event loop."""
+    team = _by_name(agents, list(env.possible_agents))
+    try:
+        return await _run(env, team, seed, options, act_timeout_s, max_steps, save_to)
+    finally:
+        for agent in {id(a): a for a in team.values()}.values():
+            close = getattr(agent, "aclose", None)
+            if callable(close):
+                try:
+                    await close()
+                except Exception as e:  # releasing is best effort; the episode is recorded
+                    logger.warning("aclose() of %s failed: %r", type(agent).__name__, e)
+
+
+async def _run(
+    env: SwarmParallelEnv,
+    team: dict[str, Any],
+    seed: int | None,
+    options: dict[str, Any] | None,
+    act_timeout_s: float | None,
+    max_steps: int | None,
+    save_to: str | Path | None,
+) -> Trajectory:
     wall0 = wallclock.perf_counter()
     observations, infos = env.reset(seed=seed, options=options)
     names = list(env.possible_agents)
-    team = _by_name(agents, names)
     measured = env.config.time.measured
     ep = env.episode
     records = {n: AgentTrajectory(name=n) for n in names}
@@ -292,7 +313,9 @@ async def arollout(
                 actions[n] = _LEAVE
                 continue
             action, latency = answer
-            if measured and not (isinstance(action, Action) and action.latency_s is not None):
+            if isinstance(action, Action) and action.latency_s is not None:
+                latency = action.latency_s  # the agent timed its model call itself
+            elif measured:
                 action = _timed(action, latency)
             actions[n] = action
             spent[n] = infos[n].get("tokens", 0)

@@ -76,6 +76,11 @@ def in_turn(*replies: Reply) -> Script:
     return script
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024  # the default 5 drops a swarm's simultaneous connects
+
+
 class ScriptedServer:
     """An OpenAI-compatible HTTP server on 127.0.0.1 that answers from a script.
 
@@ -96,6 +101,9 @@ class ScriptedServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body go out as two writes: with Nagle's algorithm the second
+            # waits for the client's delayed ACK, 40 ms a request on loopback.
+            disable_nagle_algorithm = True
 
             def log_message(self, *args: Any) -> None:  # quiet test output
                 pass
@@ -116,8 +124,7 @@ class ScriptedServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test): nothing to answer
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
+        self._httpd = _Server(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
@@ -164,6 +171,7 @@ class ScriptedServer:
 
     def _usage(self, request: dict, reply: Reply) -> tuple[int, int]:
         prompt = len(json.dumps(request.get("messages", request.get("input", "")))) // 4
+        prompt += len(json.dumps(request["tools"])) // 4 if request.get("tools") else 0
         text = (reply.content or "") + "".join(n + self._arguments(a) for n, a in reply.calls)
         return prompt, len(text) // 4 + 1 + reply.reasoning_tokens
 

@@ -303,3 +303,27 @@ def test_metadata_in_action_text_is_charged_as_text(solo):
     }
     _, info = step(solo, json.dumps(message))
     assert info["error"] is None and info["tokens"] >= 5000
+
+
+@pytest.mark.parametrize(
+    "invalid",
+    [
+        {"role": "assistant", "content": "think " * 300, "tool_calls": []},
+        {"name": "read_file", "arguments": '{"path": '},
+        {"name": "no_such_tool", "arguments": {}},
+    ],
+    ids=["no-tool-call", "malformed-arguments", "unknown-tool"],
+)
+def test_an_invalid_action_costs_what_was_reported(solo, invalid):
+    # Otherwise a model could think for free in replies the environment rejects.
+    usage = {"prompt_tokens": 100, "completion_tokens": 900}
+    _, info = step(solo, swarm_envs.Action(tool_call=invalid, usage=usage))
+    assert info["error"] is not None and info["tokens"] == 1000
+    assert info["time"] == pytest.approx(900 * 1.0 + 100 * 0.5)
+
+
+def test_an_invalid_completion_costs_its_usage(server, client, solo):
+    completion = chat(server, client, Reply(content="no tools today"))
+    _, info = step(solo, completion)
+    assert "no tool call" in info["error"]
+    assert info["tokens"] == completion.usage.total_tokens

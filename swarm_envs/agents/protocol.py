@@ -10,6 +10,10 @@ An agent is any object with two methods, each plain or `async`:
 The runner asks an agent only when it is ready, and awaits the `act` of every ready
 async agent concurrently. An exception from `reset` or `act` ends that agent's episode
 as `agent_error` (recorded in the trajectory); the rest of the swarm goes on.
+
+Optionally, `aclose()` (async) is awaited at the end of every rollout, in its event
+loop, to release what the agent opened there (an HTTP client's connections belong to
+the loop that made them). The agent stays usable: the next `reset` starts over.
 """
 
 from __future__ import annotations
