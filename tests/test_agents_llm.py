@@ -7,7 +7,9 @@ makes the "model" do.
 
 import asyncio
 import json
+import textwrap
 import threading
+from pathlib import Path
 
 import pytest
 from llm_server import Reply, ScriptedServer, agent_of
@@ -58,17 +60,9 @@ def server():
 
 
 @pytest.fixture
-def env():
-    envs = []
-
-    def make(num_agents=1, **config):
-        e = swarm_envs.parallel_env("calc", num_agents=num_agents, **config)
-        envs.append(e)
-        return e
-
-    yield make
-    for e in envs:
-        e.close()
+def env(make_env):
+    # The default time model: thinking time from the server's real token counts.
+    return lambda num_agents=1, **config: make_env("calc", num_agents, **{"time": {}, **config})
 
 
 def team(server, n, **kwargs):
@@ -295,15 +289,26 @@ def test_conversation_gives_ids_to_calls_without_one():
 # ------------------------------------------------------------------ the documented example
 
 
-def test_the_protocols_documented_example_runs():
-    import textwrap
+def readme_example():
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    return readme.split("A whole agent of your own:\n\n```python\n", 1)[1].split("```")[0]
 
+
+def docstring_example():
     import swarm_envs.agents as agents
 
     code = agents.__doc__.split("rollout:\n\n", 1)[1].split("\n`LLMAgent`")[0]
+    return textwrap.dedent(code)
+
+
+@pytest.mark.parametrize("source", [readme_example, docstring_example])
+def test_the_documented_example_agent_runs(source):
+    code = source()
+    assert 20 <= len(code.strip().splitlines()) <= 26
     namespace: dict = {}
-    exec(textwrap.dedent(code).replace("print(", "result = ("), namespace)
+    exec(code.replace("print(", "result = ("), namespace)
     trajectory = namespace["trajectory"]
     assert trajectory.end_reason == "all_done"
     tools = [d.tool for d in trajectory.agents[0].decisions]
     assert tools[:2] == ["list_files", "run_tests"] and "read_file" in tools
+    namespace["env"].close()

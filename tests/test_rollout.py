@@ -4,7 +4,8 @@ import asyncio
 import json
 
 import pytest
-from conftest import SIMPLE_TIME, call
+from conftest import call
+from swarm_envs.baselines.scripted import make_team
 
 import swarm_envs
 from swarm_envs.agents import Agent, TaskInfo
@@ -60,18 +61,8 @@ class Broken(Plan):
 
 
 @pytest.fixture
-def calc_env():
-    envs = []
-
-    def make(num_agents=2, **config):
-        config.setdefault("time", SIMPLE_TIME)
-        env = swarm_envs.parallel_env("calc", num_agents=num_agents, **config)
-        envs.append(env)
-        return env
-
-    yield make
-    for env in envs:
-        env.close()
+def calc_env(make_env):
+    return lambda num_agents=2, **config: make_env("calc", num_agents, **config)
 
 
 def solution(env, path):
@@ -124,6 +115,17 @@ def test_sync_and_async_agents_mix(calc_env):
         env, {"agent_1": AsyncPlan(), "agent_0": Plan(call("list_files", tokens=1))}, seed=0
     )
     assert [len(a.decisions) for a in trajectory.agents] == [2, 1]
+
+
+@pytest.mark.parametrize("strategy", ["none", "claim", "leader"])
+def test_scripted_teams_follow_the_protocol(make_env, strategy):
+    env = make_env("calc", 3, time={})
+    team = make_team(env.task, 3, strategy, seed=0)
+    for seed in (0, 1):  # reset() makes a team reusable
+        trajectory = swarm_envs.rollout(env, team, seed=seed)
+        assert trajectory.end_reason == "all_tests_pass"
+        assert trajectory.collective_return == 13
+        assert all(a.episode_return == 13 for a in trajectory.agents if a.decisions)
 
 
 # ------------------------------------------------------------------ credit assignment
