@@ -10,9 +10,10 @@ An action may be, as text (JSON), a dict, or an object with `model_dump()`:
   whole `Response`; exactly one tool call, or an error observation says why not;
 - a `ToolCall` model, or an `Action` that wraps any of these with its usage.
 
-Cost (issue of trust, see `Action`): usage reported by the caller (an `Action`, a
-dict, an SDK object) is honoured but never below the estimate from the call's visible
-text; a `usage` written inside action *text* is ignored, since the model wrote it.
+Cost: usage reported by the caller, a trusted Python object (an `Action`, a dict, a
+`ToolCall`, an SDK object), is honoured but never below the estimate from the call's
+visible text; a `usage` written inside action *text* is ignored, since the model wrote
+it (see `Action`). A malformed action costs the same way as any other.
 """
 
 from __future__ import annotations
@@ -224,7 +225,11 @@ class Usage(BaseModel):
 
 
 class ToolCall(BaseModel):
-    """One action: a tool name, its arguments, and optionally the tokens it used."""
+    """One action: a tool name, its arguments, and optionally the tokens it used.
+
+    Its `usage` is trusted like any Python object's: do not validate a `ToolCall` from
+    model-written text with the usage in it (pass the text itself instead).
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
