@@ -312,3 +312,17 @@ def test_the_documented_example_agent_runs(source):
     tools = [d.tool for d in trajectory.agents[0].decisions]
     assert tools[:2] == ["list_files", "run_tests"] and "read_file" in tools
     namespace["env"].close()
+
+
+def test_without_the_sdk_the_error_says_which_extra_to_install():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['openai'] = None\n"
+        "import swarm_envs.agents\n"
+        "try:\n    swarm_envs.agents.LLMAgent\n"
+        "except ModuleNotFoundError as e:\n    print(e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "pip install 'swarm-envs[llm]'" in out.stdout

@@ -50,7 +50,13 @@ __all__ = ["Agent", "LLMAgent", "TaskInfo"]
 def __getattr__(name: str) -> Any:
     # The LLM agent needs the optional `openai` SDK: import it only when asked for.
     if name == "LLMAgent":
-        from swarm_envs.agents.llm import LLMAgent
-
+        try:
+            from swarm_envs.agents.llm import LLMAgent
+        except ModuleNotFoundError as e:
+            if e.name != "openai":
+                raise
+            raise ModuleNotFoundError(
+                "LLMAgent needs the openai SDK: pip install 'swarm-envs[llm]'", name="openai"
+            ) from None
         return LLMAgent
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
