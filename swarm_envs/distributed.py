@@ -1,0 +1,703 @@
+"""Rollouts beyond one process: worker pools of processes or Ray actors, and Ray vector envs.
+
+Two ways to scale out, each with the same interface in-process, on worker processes and
+on Ray (extra `ray`), switched by one argument:
+
+- `SwarmVectorEnv(..., vectorization_mode="ray")` (or `make_vec`): the envs live in Ray
+  actors and the policy in the caller, as with worker processes (`swarm_envs.vector`).
+- `WorkerPool`: whole rollout workers, each holding its envs *and* its agents, run
+  `fn(item)` for a stream of items; `run_rollout(RolloutJob(...))` is the usual `fn`:
+  one episode with scripted, LLM or any picklable agents, its `Trajectory` back.
+
+      with WorkerPool(4, backend="ray") as pool:          # or backend="process"
+          for result in pool.map(run_rollout, jobs):
+              ...                                         # result.value is a Trajectory
+
+  A worker keeps one env per recipe alive between episodes, so the sandbox, the scorer's
+  workers and the task's collected tests are paid once per worker, not per episode. A job
+  that raises, or a worker that dies or outlives `timeout_s`, gives a failed `WorkResult`
+  (its index, its seed, the error) and the worker is replaced; the other jobs go on.
+
+Ray is the distributed engine (no home-made layer): `connect_ray(address)` joins a
+cluster (`"auto"`, `"host:port"`, `"ray://host:port"`) or starts a local one, and an
+address that cannot be reached fails within seconds with a `RayUnavailable` that says so.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import queue
+import socket
+import threading
+import time
+import traceback
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from gymnasium.vector.utils import CloudpickleWrapper
+
+from swarm_envs.error import ConfigError, Error
+from swarm_envs.rollout import Trajectory, rollout
+
+if TYPE_CHECKING:
+    from swarm_envs.agents.protocol import Agent
+    from swarm_envs.parallel import SwarmParallelEnv
+
+logger = logging.getLogger("swarm_envs")
+
+EnvFactory = Callable[[], "SwarmParallelEnv"]
+BACKENDS = ("inline", "process", "ray")
+Backend = Literal["inline", "process", "ray"]
+#: seconds `close()` waits for a worker process to stop before it terminates it
+CLOSE_TIMEOUT_S = 10.0
+#: seconds within which an unreachable Ray address must fail
+RAY_CONNECT_TIMEOUT_S = 5.0
+
+
+class TooManyWorkers(UserWarning):
+    """More worker processes were asked for than the machine has cores."""
+
+
+class WorkerError(Error):
+    """A worker (process or Ray actor) died, hung past its timeout, or could not start."""
+
+
+class WorkerRaised(WorkerError):
+    """The object in a worker raised; the worker itself is fine."""
+
+
+class RayUnavailable(Error):
+    """Ray is not installed, or the cluster at the given address cannot be reached."""
+
+
+# ---------------------------------------------------------------------- hosts
+
+
+class Host(Protocol):
+    """Where an object (an `EnvGroup`, a rollout worker) lives: one call in flight at a time."""
+
+    def submit(self, method: str, *args: Any) -> None:
+        """Start `obj.method(*args)`."""
+
+    def result(self, deadline: float | None) -> Any:
+        """The result of the call in flight; raises `WorkerError` if the host died or hung."""
+
+    def started(self, deadline: float | None) -> None:
+        """Wait until the object is built; raises `WorkerError` if that failed."""
+
+    def close(self) -> None:
+        """Stop the host; always returns."""
+
+
+class InlineHost:
+    """The object in this process: `submit` runs the call."""
+
+    def __init__(self, obj: Any):
+        self.obj = obj
+        self._result: Any = None
+
+    def submit(self, method: str, *args: Any) -> None:
+        """Run `obj.method(*args)` now."""
+        self._result = getattr(self.obj, method)(*args)
+
+    def result(self, deadline: float | None) -> Any:
+        """What the last call returned."""
+        out, self._result = self._result, None
+        return out
+
+    def started(self, deadline: float | None) -> None:
+        """Built already."""
+
+    def close(self) -> None:
+        """Close the object."""
+        try:
+            self.obj.close()
+        except Exception as e:
+            logger.warning("closing %s failed: %r", type(self.obj).__name__, e)
+
+
+def _serve(pipe: Connection, parent_pipe: Connection, build: CloudpickleWrapper) -> None:
+    """A worker process: build the object, answer calls until `close` or the pipe closes."""
+    parent_pipe.close()
+    obj = None
+    try:
+        obj = build.fn()
+        pipe.send(("ok", None))
+        while True:
+            try:
+                method, args = pipe.recv()
+            except (EOFError, OSError):
+                return  # the parent is gone
+            if method == "close":
+                obj.close()
+                obj = None
+                pipe.send(("ok", None))
+                return
+            try:
+                pipe.send(("ok", getattr(obj, method)(*args)))
+            except Exception as e:
+                pipe.send(("error", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=8)}"))
+    except (KeyboardInterrupt, Exception) as e:
+        try:
+            pipe.send(("error", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=8)}"))
+        except OSError:
+            pass
+    finally:
+        if obj is not None:
+            try:
+                obj.close()
+            except Exception:
+                pass
+
+
+def default_context() -> str:
+    """The multiprocessing start method of workers: forkserver where it exists, else spawn.
+
+    Not fork: the parent holds threads (scorer pools, event loops) that a forked child
+    would inherit in whatever state they were.
+    """
+    methods = multiprocessing.get_all_start_methods()
+    return "forkserver" if "forkserver" in methods else "spawn"
+
+
+class ProcessHost:
+    """An object built by `build()` in a worker process of its own, called over a pipe."""
+
+    def __init__(self, build: Callable[[], Any], name: str, context: str | None = None):
+        ctx = multiprocessing.get_context(context or default_context())
+        self.name = name
+        self.pipe, child = ctx.Pipe()
+        self.process = ctx.Process(  # type: ignore[attr-defined]
+            target=_serve, args=(child, self.pipe, CloudpickleWrapper(build)), name=name
+        )
+        self.process.daemon = True
+        self.process.start()
+        child.close()
+        self._started = False
+
+    def submit(self, method: str, *args: Any) -> None:
+        """Send the call; the worker answers in `result`."""
+        try:
+            self.pipe.send((method, args))
+        except (OSError, ValueError) as e:
+            raise WorkerError(f"{self.name}: cannot send {method!r}: {self._death(e)}") from None
+
+    def _recv(self, deadline: float | None) -> Any:
+        timeout = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+        ready = wait([self.pipe, self.process.sentinel], timeout)
+        if self.pipe in ready:
+            try:
+                status, value = self.pipe.recv()
+            except (EOFError, OSError) as e:
+                raise WorkerError(f"{self.name}: {self._death(e)}") from None
+            if status == "error":
+                if not self._started:
+                    raise WorkerError(f"{self.name} could not start: {value}")
+                raise WorkerRaised(f"{self.name} raised {value}")
+            return value
+        if ready:  # the sentinel: the process ended without answering
+            raise WorkerError(f"{self.name}: {self._death(None)}")
+        self.kill()
+        raise WorkerError(f"{self.name}: no answer within the timeout; the worker was killed")
+
+    def started(self, deadline: float | None) -> None:
+        """Wait for the worker to have built its object."""
+        if not self._started:
+            self._recv(deadline)
+            self._started = True
+
+    def result(self, deadline: float | None) -> Any:
+        """The answer to the call in flight (the first call also waits for the start)."""
+        self.started(deadline)
+        return self._recv(deadline)
+
+    def _death(self, error: BaseException | None) -> str:
+        self.process.join(1.0)
+        code = self.process.exitcode
+        if code is None:
+            return f"the pipe failed ({error!r})"
+        if code < 0:
+            return f"the worker process died (killed by signal {-code})"
+        return f"the worker process exited with code {code}"
+
+    def kill(self) -> None:
+        """Kill the process now."""
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(5.0)
+
+    def close(self) -> None:
+        """Ask the worker to close its object and exit; terminate, then kill, if it does not."""
+        try:
+            if self.process.is_alive():
+                self.pipe.send(("close", ()))
+                deadline = time.monotonic() + CLOSE_TIMEOUT_S
+                self.started(deadline)
+                self._recv(deadline)
+        except (WorkerError, OSError, ValueError) as e:
+            logger.warning("%s did not close cleanly: %s", self.name, e)
+        finally:
+            self.process.join(CLOSE_TIMEOUT_S if self.process.is_alive() else 0)
+            if self.process.is_alive():
+                self.process.terminate()
+                self.process.join(2.0)
+            if self.process.is_alive():
+                self.process.kill()
+                self.process.join(2.0)
+            self.pipe.close()
+
+
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def check_workers(num_workers: int, what: str = "worker processes") -> None:
+    """Warn (once per call) when more workers than cores are asked for."""
+    cores = usable_cores()
+    if num_workers > cores:
+        warnings.warn(
+            f"{num_workers} {what} on {cores} cores: they will compete for the CPU; "
+            f"use at most {cores}",
+            TooManyWorkers,
+            stacklevel=3,
+        )
+
+
+# ---------------------------------------------------------------------- Ray
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise RayUnavailable(
+            "Ray is not installed; install the extra: pip install 'swarm-envs[ray]'"
+        ) from None
+    return ray
+
+
+def _probe(address: str, timeout_s: float) -> None:
+    """Fail fast when nothing listens at `host:port` (Ray itself would retry for a minute)."""
+    target = address.split("://", 1)[-1]
+    host, _, port = target.rpartition(":")
+    if not host or not port.isdigit():
+        raise RayUnavailable(
+            f"ray_address={address!r}: expected 'auto', 'host:port' or 'ray://host:port'"
+        )
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s):
+            pass
+    except OSError as e:
+        raise RayUnavailable(
+            f"ray_address={address!r}: no Ray cluster answers there ({e.strerror or e}); "
+            "start one with `ray start --head`, fix the address, or pass none to run Ray "
+            "on this machine"
+        ) from None
+
+
+def connect_ray(
+    address: str | None = None,
+    *,
+    num_cpus: int | None = None,
+    timeout_s: float = RAY_CONNECT_TIMEOUT_S,
+) -> Any:
+    """Join the Ray cluster at `address`, or start a local one; returns the `ray` module.
+
+    Does nothing when Ray is already initialised (tests and trainers call `ray.init`
+    themselves, e.g. `ray.init(num_cpus=2)`).
+
+    Args:
+        address: `"auto"` (a cluster started on this machine), `"host:port"`,
+            `"ray://host:port"` (Ray Client), or None for a new local instance.
+        num_cpus: CPUs of a new local instance (None: every core).
+        timeout_s: how long the address may take to answer.
+
+    Raises:
+        RayUnavailable: Ray is not installed, or nothing answers at `address`.
+    """
+    ray = _import_ray()
+    if ray.is_initialized():
+        return ray
+    if address not in (None, "auto", "local"):
+        _probe(address, timeout_s)
+    try:
+        ray.init(
+            address=address,
+            num_cpus=num_cpus if address in (None, "local") else None,
+            include_dashboard=False,
+            log_to_driver=False,
+            logging_level=logging.WARNING,
+        )
+    except (ConnectionError, TimeoutError, RuntimeError) as e:
+        raise RayUnavailable(f"ray_address={address!r}: cannot join the cluster: {e}") from None
+    return ray
+
+
+class _Served:
+    """What a Ray actor holds: the object built by `build()`, called by method name."""
+
+    def __init__(self, build: Callable[[], Any]):
+        self.obj = build()
+
+    def ready(self) -> bool:
+        return True
+
+    def call(self, method: str, args: tuple) -> Any:
+        return getattr(self.obj, method)(*args)
+
+    def close(self) -> None:
+        self.obj.close()
+
+
+_actor_class: Any = None
+
+
+class RayHost:
+    """An object built by `build()` in a Ray actor of its own (the same `Host` interface)."""
+
+    def __init__(self, build: Callable[[], Any], address: str | None = None):
+        global _actor_class
+        self.ray = connect_ray(address)
+        if _actor_class is None:
+            # Ray reserves no CPU for an idle actor by default: more actors than CPUs
+            # still schedule, as worker processes would.
+            _actor_class = self.ray.remote(_Served)
+        self.actor = _actor_class.remote(build)
+        self.ref: Any = None
+        self._started = False
+
+    def _get(self, ref: Any, deadline: float | None, what: str) -> Any:
+        ray = self.ray
+        timeout = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+        try:
+            return ray.get(ref, timeout=timeout)
+        except ray.exceptions.GetTimeoutError:
+            self.kill()
+            raise WorkerError(
+                f"Ray actor: no answer to {what} within the timeout; killed"
+            ) from None
+        except ray.exceptions.RayActorError as e:
+            raise WorkerError(f"Ray actor died during {what}: {_first_line(e)}") from None
+        except ray.exceptions.RayTaskError as e:
+            cause = e.cause if getattr(e, "cause", None) is not None else e
+            error = f"{type(cause).__name__}: {cause}"
+            if not self._started:
+                raise WorkerError(f"Ray actor could not start: {error}") from None
+            raise WorkerRaised(f"Ray actor raised in {what}: {error}") from None
+
+    def started(self, deadline: float | None) -> None:
+        """Wait until the actor has built its object."""
+        if not self._started:
+            self._get(self.actor.ready.remote(), deadline, "start")
+            self._started = True
+
+    def submit(self, method: str, *args: Any) -> None:
+        """Start `obj.method(*args)` in the actor."""
+        self.ref = (method, self.actor.call.remote(method, args))
+
+    def result(self, deadline: float | None) -> Any:
+        """The answer of the call in flight."""
+        method, ref = self.ref
+        self.ref = None
+        return self._get(ref, deadline, method)
+
+    def kill(self) -> None:
+        """Kill the actor now."""
+        try:
+            self.ray.kill(self.actor, no_restart=True)
+        except Exception as e:
+            logger.warning("killing a Ray actor failed: %r", e)
+
+    def close(self) -> None:
+        """Close the actor's object, then the actor; always returns."""
+        try:
+            self.ray.get(self.actor.close.remote(), timeout=10.0)
+        except Exception as e:
+            logger.debug("a Ray actor did not close cleanly: %r", e)
+        self.kill()
+
+
+def _first_line(e: BaseException) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0]
+
+
+# ---------------------------------------------------------------------- rollout jobs
+
+
+AgentsFactory = Callable[["SwarmParallelEnv"], "Mapping[str, Agent] | Sequence[Agent]"]
+
+
+@dataclass(frozen=True)
+class RolloutJob:
+    """One episode to run in a worker: the env recipe, the agents, the seed (picklable).
+
+    Attributes:
+        env: an `EnvRecipe` (or any picklable env factory).
+        agents: `agents(env) -> team`: one agent per agent name (a mapping or a list in
+            `env.possible_agents` order), built in the worker.
+        seed: the seed of `env.reset`.
+        options: the options of `env.reset` (e.g. `{"time_cap": 600}`).
+        max_steps: stop the episode after this many steps.
+        act_timeout_s: wall-clock limit of one async `act`.
+    """
+
+    env: EnvFactory
+    agents: AgentsFactory
+    seed: int | None = None
+    options: Mapping[str, Any] | None = None
+    max_steps: int | None = None
+    act_timeout_s: float | None = None
+
+
+class _EnvCache:
+    """The envs of one worker, one per recipe, kept between episodes."""
+
+    def __init__(self) -> None:
+        self.envs: dict[bytes, SwarmParallelEnv] = {}
+
+    def get(self, recipe: EnvFactory) -> SwarmParallelEnv:
+        import cloudpickle
+
+        key = cloudpickle.dumps(recipe)
+        env = self.envs.get(key)
+        if env is None:
+            env = self.envs[key] = recipe()
+        return env
+
+    def drop(self, recipe: EnvFactory) -> None:
+        import cloudpickle
+
+        env = self.envs.pop(cloudpickle.dumps(recipe), None)
+        if env is not None:
+            env.close()
+
+    def close(self) -> None:
+        for env in self.envs.values():
+            try:
+                env.close()
+            except Exception as e:
+                logger.warning("closing an env failed: %r", e)
+        self.envs.clear()
+
+
+_cache = _EnvCache()
+
+
+def run_rollout(job: RolloutJob) -> Trajectory:
+    """Run one episode of `job` in this process (on this worker's cached env).
+
+    An env that raised is dropped from the cache, so the next job builds a fresh one.
+    """
+    env = _cache.get(job.env)
+    try:
+        team = job.agents(env)
+        return rollout(
+            env,
+            team,
+            seed=job.seed,
+            options=dict(job.options) if job.options is not None else None,
+            act_timeout_s=job.act_timeout_s,
+            max_steps=job.max_steps,
+        )
+    except BaseException:
+        _cache.drop(job.env)
+        raise
+
+
+class Runner:
+    """What lives in a pool's worker: runs `fn(item)`, closes the worker's envs at the end."""
+
+    def run(self, fn: Callable[[Any], Any], item: Any) -> Any:
+        """`fn(item)`."""
+        return fn(item)
+
+    def close(self) -> None:
+        """Close the envs this worker kept."""
+        _cache.close()
+
+
+# ---------------------------------------------------------------------- the pool
+
+
+@dataclass
+class WorkResult:
+    """What one item of `WorkerPool.map` gave.
+
+    Attributes:
+        index: the item's position in the input.
+        item: the item itself.
+        value: what `fn(item)` returned (None if it failed).
+        error: why it failed (the job raised, its worker died or timed out), or None.
+        wall_s: wall-clock seconds in the worker.
+    """
+
+    index: int
+    item: Any
+    value: Any = None
+    error: str | None = None
+    wall_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """True when `fn(item)` returned."""
+        return self.error is None
+
+    @property
+    def seed(self) -> int | None:
+        """The item's seed, when it has one (a `RolloutJob`)."""
+        return getattr(self.item, "seed", None)
+
+
+@dataclass
+class WorkerPool:
+    """`num_workers` rollout workers in-process, in worker processes or in Ray actors.
+
+    The seam the trainer and the bench call: the same `map` whichever the backend, so
+    that `--ray` / `--ray-address` switch with one flag (`WorkerPool.from_flags`).
+
+    Args:
+        num_workers: workers; each runs one item at a time.
+        backend: `"inline"` (this process, one item at a time), `"process"` (worker
+            processes, the default) or `"ray"` (Ray actors).
+        ray_address: the cluster for the ray backend (see `connect_ray`).
+        timeout_s: wall-clock seconds one item may take before its worker is killed and
+            the item failed; None: no limit.
+        context: the start method of worker processes (see `vector.default_context`).
+    """
+
+    num_workers: int = 1
+    backend: Backend = "process"
+    ray_address: str | None = None
+    timeout_s: float | None = None
+    context: str | None = None
+    _hosts: list[Host | None] = field(default_factory=list, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    closed: bool = field(default=False, init=False)
+
+    def __post_init__(self) -> None:
+        if self.backend not in BACKENDS:
+            raise ConfigError(f"backend={self.backend!r}: expected one of {BACKENDS}")
+        n = self.num_workers
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise ConfigError(f"num_workers={n!r}: expected a positive integer")
+        if self.backend == "process":
+            check_workers(n)
+        if self.backend == "ray":
+            connect_ray(self.ray_address)  # an unreachable address fails here, fast
+        self._hosts = [None] * n
+
+    @classmethod
+    def from_flags(
+        cls, workers: int = 1, *, ray: bool = False, ray_address: str | None = None, **kw: Any
+    ) -> WorkerPool:
+        """The pool a command's `--workers N [--ray] [--ray-address A]` ask for."""
+        backend: Backend = "ray" if ray or ray_address else "process"
+        return cls(workers, backend=backend, ray_address=ray_address, **kw)
+
+    def _new_host(self) -> Host:
+        if self.backend == "inline":
+            return InlineHost(Runner())
+        if self.backend == "process":
+            return ProcessHost(Runner, "swarm-envs rollout worker", self.context)
+        return RayHost(Runner, self.ray_address)
+
+    def _host(self, w: int) -> Host:
+        host = self._hosts[w]
+        if host is None:
+            host = self._hosts[w] = self._new_host()
+        return host
+
+    def _drop(self, w: int) -> None:
+        host, self._hosts[w] = self._hosts[w], None
+        if host is not None:
+            try:
+                host.close()
+            except Exception as e:
+                logger.warning("closing a failed worker: %r", e)
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[WorkResult]:
+        """`fn(item)` for every item, on the workers; results in completion order.
+
+        `fn` and the items must be picklable (for the process and ray backends). A
+        failed item is a `WorkResult` with `error` set, and never stops the others.
+        """
+        if self.closed:
+            raise Error("WorkerPool is closed; build a new one")
+        todo: queue.Queue[tuple[int, Any] | None] = queue.Queue()
+        count = 0
+        for count, item in enumerate(items, 1):
+            todo.put((count - 1, item))
+        if self.backend == "inline":
+            yield from self._serial(fn, todo)
+            return
+        done: queue.Queue[WorkResult | None] = queue.Queue()
+        threads = [
+            threading.Thread(target=self._feed, args=(w, fn, todo, done), daemon=True)
+            for w in range(min(self.num_workers, count))
+        ]
+        for t in threads:
+            t.start()
+        for _ in range(count):
+            result = done.get()
+            assert result is not None
+            yield result
+        for t in threads:
+            t.join()
+
+    def run(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[WorkResult]:
+        """`map`, as a list in the items' order."""
+        return sorted(self.map(fn, items), key=lambda r: r.index)
+
+    def _serial(self, fn: Callable, todo: queue.Queue) -> Iterator[WorkResult]:
+        while not todo.empty():
+            index, item = todo.get()
+            yield self._one(0, fn, index, item)
+
+    def _feed(self, w: int, fn: Callable, todo: queue.Queue, done: queue.Queue) -> None:
+        """One worker's thread: take an item, run it, report; until no item is left."""
+        while True:
+            try:
+                index, item = todo.get_nowait()
+            except queue.Empty:
+                return
+            done.put(self._one(w, fn, index, item))
+
+    def _one(self, w: int, fn: Callable, index: int, item: Any) -> WorkResult:
+        t0 = time.monotonic()
+        deadline = None if self.timeout_s is None else t0 + self.timeout_s
+        try:
+            host = self._host(w)
+            host.started(deadline)
+            host.submit("run", fn, item)
+            value = host.result(deadline)
+            return WorkResult(index, item, value, None, time.monotonic() - t0)
+        except Exception as e:  # the item failed; the pool goes on
+            error = str(e) if isinstance(e, WorkerError) else f"{type(e).__name__}: {e}"
+            seed = getattr(item, "seed", None)
+            logger.warning("item %d (seed %s) failed: %s", index, seed, error)
+            if isinstance(e, WorkerError) and not isinstance(e, WorkerRaised):
+                self._drop(w)  # dead, hung or broken: a fresh worker takes the next item
+            return WorkResult(index, item, None, error, time.monotonic() - t0)
+
+    def close(self) -> None:
+        """Stop every worker (twice-safe; always returns)."""
+        if self.closed:
+            return
+        self.closed = True
+        for w in range(len(self._hosts)):
+            self._drop(w)
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
