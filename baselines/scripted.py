@@ -95,11 +95,7 @@ class ScriptedAgent:
 
     def _read(self, info: Mapping[str, Any]) -> None:
         for m in info.get("messages", []):
-            for line in m["text"].splitlines():
-                match = _CLAIM.match(line.strip())
-                if not match:
-                    continue
-                verb, unit = match.groups()
+            for verb, unit in _claims(m["text"]):
                 if verb == "claim":
                     self.claimed.add(unit)
                 elif verb == "done":
@@ -139,7 +135,7 @@ class ScriptedAgent:
         plan = [_call("read_file", 40, path=u.path)]  # look before editing, as an LLM would
         plan += [
             _call("edit_file", 150 + len(p.new) // 4, path=p.path, old=p.old, new=p.new)
-            for p in unit_patches(self.task, u)
+            for p in _patches(self.task, u)
         ]
         plan.append(_call("run_tests", 40, selection=list(u.tests)))
         if self.strategy == "claim":
@@ -180,6 +176,37 @@ class ScriptedAgent:
         ]
         self._plan = msgs[1:] + self._plan
         return msgs[0]
+
+
+_claims_cache: dict[str, list[tuple[str, str]]] = {}
+
+
+def _claims(text: str) -> list[tuple[str, str]]:
+    # A post reaches every agent: parse each text once, not once per reader.
+    hit = _claims_cache.get(text)
+    if hit is None:
+        hit = []
+        for line in text.splitlines():
+            match = _CLAIM.match(line.strip())
+            if match:
+                hit.append((match[1], match[2]))
+        if len(_claims_cache) > 100_000:
+            _claims_cache.clear()
+        _claims_cache[text] = hit
+    return hit
+
+
+_patch_cache: dict[tuple[int, str], list] = {}
+
+
+def _patches(task: Task, unit: Unit) -> list:
+    # Parsing the reference once per unit, not once per agent: a swarm of 1,000 agents
+    # would otherwise parse the same file a thousand times.
+    key = (id(task), unit.name)
+    hit = _patch_cache.get(key)
+    if hit is None or hit[0] is not task:
+        hit = _patch_cache[key] = [task, unit_patches(task, unit)]
+    return hit[1]
 
 
 def _topological(units: list[Unit]) -> list[str]:

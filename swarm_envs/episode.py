@@ -111,6 +111,7 @@ class Episode:
         self.post = PostOffice(n, self.config.time.message_latency_s)
         self.agents = [AgentState(i, name) for i, name in enumerate(self.names)]
         self.ready: set[int] = set(range(n))  # agents that may act now
+        self.waiting: set[int] = set()  # agents in a `wait` (a post wakes only these)
         self.completed: list[int] = []  # agents whose action completed during this step
         self.tokens = 0
         self.done_count = 0  # agents that said done
@@ -287,6 +288,7 @@ class Episode:
         start_tool = now + think
         self.ready.discard(i)
         st.waiting = False
+        self.waiting.discard(i)
         st.pending = _Pending(tool, args, now, start_tool, error)
         if self.recorder:
             self.recorder.write(
@@ -319,6 +321,7 @@ class Episode:
 
     def _schedule_wait(self, st: AgentState, start: float, seconds: float | None) -> None:
         st.waiting = True
+        self.waiting.add(st.index)
         until = start + seconds if seconds is not None else math.inf
         arrival = self.post.next_arrival(st.index)
         if arrival is not None:
@@ -453,6 +456,7 @@ class Episode:
             self.clock.cancel(st.index)
         st.pending = None
         st.waiting = False
+        self.waiting.discard(st.index)
         self.completed.append(st.index)
         if p.tool == "done" and p.error is None and st.error is None:
             st.done = True
@@ -516,6 +520,16 @@ class Episode:
         due = self.clock.due[agent]
         if due is None or at < due:
             self.clock.schedule(agent, at)
+
+    def wake_subscribers(self, channel: str, sender: int, at: float) -> None:
+        """A post to `channel` arrives at `at`: its waiting subscribers wake then.
+
+        O(waiting agents), not O(subscribers): a post to 1,000 agents that are busy
+        touches none of them.
+        """
+        for r in self.waiting:
+            if r != sender and self.post.is_subscribed(r, channel):
+                self.wake(r, at)
 
     def _scorer(self) -> Scorer:
         if self.scorer is None:
@@ -593,7 +607,7 @@ class Episode:
         text, shown = observation.compose(body, messages, self.status_line(st), limit)
         st.obs = Observation(text)
         st.prompt_chars += len(st.obs)
-        st.messages = [m.to_dict(self.names) for m in msgs]
+        st.messages = [m.info for m in msgs]
         ready = ready if ready is not None else st.index in self.ready
         st.info = self._info(st, ready, shown if st.error is None else None)
         st.result = st.error = None  # reported once

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from swarm_envs.channels import Message, agent_range
-from swarm_envs.text import cap_middle
+from swarm_envs.text import cap_middle, truncation_marker
 
 
 class Report(Protocol):
@@ -82,18 +82,50 @@ def status_line(now: float, time_cap: float, passed: int, total: int, name: str,
 
 
 def messages_text(messages: Sequence[Message], names: Sequence[str], limit: int) -> str:
-    """The delivered messages as one block (empty without messages), at most `limit` long."""
+    """The delivered messages as one block (empty without messages), at most `limit` long.
+
+    Only the messages that can show are formatted: the first ones, and the last ones
+    when they do not all fit, around a marker that says how many were left out. So an
+    observation costs O(limit), not O(messages), when 1,000 agents post at once.
+    """
     if not messages:
         return ""
-    text = "--- messages ---\n" + "\n".join(
-        f"[t={m.deliver_at:.1f}s] "
-        + (f"#{m.channel} " if m.channel else "")
-        + f"{names[m.sender]}"
-        + (": " if m.channel else " -> you: ")
-        + m.text
-        for m in messages
-    )
-    return cap_middle(text, limit)
+    header = "--- messages ---\n"
+
+    def line(m: Message) -> str:
+        return (
+            f"[t={m.deliver_at:.1f}s] "
+            + (f"#{m.channel} " if m.channel else "")
+            + f"{names[m.sender]}"
+            + (": " if m.channel else " -> you: ")
+            + m.text
+        )
+
+    head: list[str] = []
+    size, i, n = len(header), 0, len(messages)
+    while i < n and size <= limit:
+        head.append(line(messages[i]))
+        size += len(head[-1]) + 1
+        i += 1
+    if i == n:  # everything was formatted
+        return cap_middle(header + "\n".join(head), limit)
+    # Too many: the first ones in two thirds of the room, the last ones in the rest.
+    room, size, i = limit * 2 // 3, len(header), 0
+    while i < len(head) and (i == 0 or size + len(head[i]) < room):
+        size += len(head[i]) + 1
+        i += 1
+    tail: list[str] = []
+    room, size, j = limit - size - 48, 0, n  # 48: the marker
+    while j > i:
+        text = line(messages[j - 1])
+        if tail and size + len(text) >= room:
+            break
+        tail.append(text)
+        size += len(text) + 1
+        j -= 1
+    tail.reverse()
+    marker = truncation_marker(j - i, "messages") if j > i else "\n"
+    return cap_middle(header + "\n".join(head[:i]) + marker + "\n".join(tail), limit)
 
 
 def compose(body: str | None, messages: str, status: str, limit: int) -> tuple[str, str]:

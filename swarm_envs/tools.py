@@ -149,6 +149,10 @@ class ToolContext(Protocol):
         """A message reaches `agent` at `at`: if it waits, it wakes then."""
         ...
 
+    def wake_subscribers(self, channel: str, sender: int, at: float) -> None:
+        """A post reaches `channel`'s subscribers at `at`: those that wait wake then."""
+        ...
+
     def run_tests(self, selection: list[str] | None) -> str:
         """Score a selection of the canonical tests; the result text."""
         ...
@@ -173,12 +177,10 @@ def _send_message(ctx: ToolContext, sender: int, a: SendMessage) -> str:
 
 def _post(ctx: ToolContext, sender: int, a: Post) -> str:
     recipients = ctx.post.post(ctx.now, sender, a.channel, a.text)
-    at = ctx.now + ctx.post.latency
-    for r in recipients:
-        ctx.wake(r, at)
-    subscribed = a.channel in ctx.post.subscriptions(sender)
+    ctx.wake_subscribers(a.channel, sender, ctx.now + ctx.post.latency)
+    subscribed = ctx.post.is_subscribed(sender, a.channel)
     note = "" if subscribed else " (you are not subscribed to it)"
-    return f"posted to #{a.channel}{note}: {len(recipients)} recipients"
+    return f"posted to #{a.channel}{note}: {recipients} recipients"
 
 
 def _subscribe(ctx: ToolContext, agent: int, a: Subscribe) -> str:

@@ -229,3 +229,16 @@ def test_message_to_a_non_agent_name_is_refused(make_env, name):
         }
     )
     assert infos["agent_0"]["error"] is not None and "unknown agent" in infos["agent_0"]["error"]
+
+
+def test_a_channel_post_is_stored_once_whatever_the_subscribers():
+    from swarm_envs.channels import PostOffice
+
+    po = PostOffice(10_000, 1.0)
+    assert po.post(0.0, 3, "general", "claim: x") == 9_999
+    assert sum(len(q) for q in po.inboxes) == 0  # one log entry, no per-subscriber copies
+    assert po.next_arrival(7) == 1.0 and po.next_arrival(3) is None  # not to the sender
+    po.send(0.5, 9, 7, "direct")
+    assert [m.text for m in po.collect(7, 0.9)] == []
+    assert [m.text for m in po.collect(7, 2.0)] == ["claim: x", "direct"]  # in send order
+    assert po.collect(7, 2.0) == [] and po.collect(3, 2.0) == []

@@ -39,3 +39,14 @@ def test_format_report():
     )
     Report.verdict, Report.error = "no_verdict", "worker died"
     assert observation.format_report(Report()) == "tests could not be run: worker died"
+
+
+def test_many_messages_format_only_what_shows():
+    msgs = [Message(1.0, 2.0, i % 7, -1, f"claim: unit{i}", "general", i) for i in range(5000)]
+    names = [f"agent_{i}" for i in range(7)]
+    text = observation.messages_text(msgs, names, 1000)
+    assert len(text) <= 1000
+    assert "claim: unit0\n" in text and text.endswith("claim: unit4999")
+    left_out = int(text.split("[... truncated ")[1].split(" messages")[0])
+    shown = text.count("claim: unit")
+    assert left_out + shown == 5000
