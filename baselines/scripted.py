@@ -241,3 +241,21 @@ def make_team(
         )
         for name in agent_names(num_agents)
     }
+
+
+@dataclass(frozen=True)
+class ScriptedTeam:
+    """A picklable team factory for rollout workers: `ScriptedTeam("claim")(env)`.
+
+    What `swarm_envs.distributed.RolloutJob(agents=...)` takes: the team is built in the
+    worker, for the env the worker holds.
+    """
+
+    strategy: Strategy = "claim"
+    seed: int = 0
+    reasoning_tokens: int = 200
+
+    def __call__(self, env: Any) -> dict[str, ScriptedAgent]:
+        """One scripted agent per agent of `env` (a parallel swarm env)."""
+        n = len(env.possible_agents)
+        return make_team(env.task, n, self.strategy, self.seed, self.reasoning_tokens)
