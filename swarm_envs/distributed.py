@@ -260,7 +260,7 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def check_workers(num_workers: int, what: str = "worker processes") -> None:
+def check_workers(num_workers: int, what: str = "worker processes", stacklevel: int = 3) -> None:
     """Warn (once per call) when more workers than cores are asked for."""
     cores = usable_cores()
     if num_workers > cores:
@@ -268,7 +268,7 @@ def check_workers(num_workers: int, what: str = "worker processes") -> None:
             f"{num_workers} {what} on {cores} cores: they will compete for the CPU; "
             f"use at most {cores}",
             TooManyWorkers,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
 
 
@@ -590,10 +590,30 @@ class WorkerPool:
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
             raise ConfigError(f"num_workers={n!r}: expected a positive integer")
         if self.backend == "process":
-            check_workers(n)
+            check_workers(n, stacklevel=5)  # the caller of the dataclass's __init__
         if self.backend == "ray":
             connect_ray(self.ray_address)  # an unreachable address fails here, fast
         self._hosts = [None] * n
+
+    @staticmethod
+    def add_arguments(parser: Any, *, workers: int = 1) -> None:
+        """Add `--workers`, `--ray` and `--ray-address` to an argparse parser."""
+        parser.add_argument(
+            "--workers", type=int, default=workers, help="rollout workers (processes or actors)"
+        )
+        parser.add_argument(
+            "--ray", action="store_true", help="run the workers as Ray actors (extra `ray`)"
+        )
+        parser.add_argument(
+            "--ray-address",
+            metavar="ADDRESS",
+            help="join this Ray cluster ('auto', 'host:port', 'ray://host:port'); implies --ray",
+        )
+
+    @classmethod
+    def from_args(cls, args: Any, **kw: Any) -> WorkerPool:
+        """The pool that the flags of `add_arguments` ask for."""
+        return cls.from_flags(args.workers, ray=args.ray, ray_address=args.ray_address, **kw)
 
     @classmethod
     def from_flags(
@@ -646,12 +666,19 @@ class WorkerPool:
         ]
         for t in threads:
             t.start()
-        for _ in range(count):
-            result = done.get()
-            assert result is not None
-            yield result
-        for t in threads:
-            t.join()
+        try:
+            for _ in range(count):
+                result = done.get()
+                assert result is not None
+                yield result
+        finally:  # the caller may stop early: no new item starts, the running ones end
+            while not todo.empty():
+                try:
+                    todo.get_nowait()
+                except queue.Empty:
+                    break
+            for t in threads:
+                t.join()
 
     def run(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[WorkResult]:
         """`map`, as a list in the items' order."""

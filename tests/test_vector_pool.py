@@ -58,3 +58,16 @@ def test_pool_arguments_name_the_field():
         WorkerPool(2, backend="threads")
     with pytest.raises(ConfigError, match="num_workers=0"):
         WorkerPool(0)
+
+
+def test_the_command_line_flags_choose_the_pool():
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    WorkerPool.add_arguments(parser)
+    with WorkerPool.from_args(parser.parse_args(["--workers", "2"])) as pool:
+        assert (pool.backend, pool.num_workers) == ("process", 2)
+    args = parser.parse_args(["--ray-address", "127.0.0.1:9"])
+    assert args.ray_address == "127.0.0.1:9" and not args.ray
+    with pytest.raises(ConfigError, match="num_workers=0"):
+        WorkerPool.from_args(parser.parse_args(["--workers", "0"]))
