@@ -223,7 +223,13 @@ class ProcessHost:
             return f"the pipe failed ({error!r})"
         if code < 0:
             return f"the worker process died (killed by signal {-code})"
-        return f"the worker process exited with code {code}"
+        hint = ""
+        if not self._started:  # the usual cause: an unguarded script run again by the child
+            hint = (
+                " before it started (its stderr says why; a script that starts workers "
+                "needs its top-level code under `if __name__ == '__main__':`)"
+            )
+        return f"the worker process exited with code {code}{hint}"
 
     def kill(self) -> None:
         """Kill the process now."""
