@@ -304,6 +304,10 @@ class SwarmVectorEnv:
             raise ConfigError(
                 f"autoreset_mode={autoreset_mode!r}: expected AutoresetMode.NEXT_STEP or SAME_STEP"
             )
+        if timeout_s is not None and not (
+            isinstance(timeout_s, int | float) and not isinstance(timeout_s, bool) and timeout_s > 0
+        ):
+            raise ConfigError(f"timeout_s={timeout_s!r}: expected a positive number of seconds")
         self.env_fns = list(env_fns)
         self.num_envs = len(self.env_fns)
         self.vectorization_mode = vectorization_mode
@@ -411,7 +415,14 @@ class SwarmVectorEnv:
         if seed is None or isinstance(seed, int):
             seeds = [None if seed is None else seed + i for i in range(self.num_envs)]
         else:
-            seeds = list(seed)
+            seeds = list(seed) if isinstance(seed, Sequence) and not isinstance(seed, str) else []
+            bad = [
+                x for x in seeds if x is not None and (type(x) is bool or not isinstance(x, int))
+            ]
+            if not seeds or bad:
+                raise ConfigError(
+                    f"reset(seed={seed!r}): expected an int, None, or one int (or None) per env"
+                )
             if len(seeds) != self.num_envs:
                 raise ConfigError(
                     f"reset(seed=[...]): {len(seeds)} seeds for {self.num_envs} envs; "

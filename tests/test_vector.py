@@ -158,6 +158,13 @@ def test_bad_arguments_name_the_field():
         make_vec("calc", 2, num_agent=3)
     with pytest.raises(ConfigError, match="autoreset_mode='later'"):
         make_vec("calc", 1, autoreset_mode="later")
+    with pytest.raises(ConfigError, match="timeout_s=0"):
+        make_vec("calc", 1, timeout_s=0)
+    with make_vec("calc", 2, num_agents=1) as envs:
+        with pytest.raises(ConfigError, match=r"reset\(seed='ab'\)"):
+            envs.reset(seed="ab")
+        with pytest.raises(ConfigError, match="1 seeds for 2 envs"):
+            envs.reset(seed=[3])
 
 
 def test_more_workers_than_cores_warns_once():
