@@ -12,10 +12,10 @@ import base64
 import textwrap
 
 import pytest
-from swarm_envs.sandboxes import make_sandbox
-from test_scoring import OPS_IDS, SOLUTION, STUB_TEXT, TEXT_IDS, put, write_task
 
 from swarm_envs.scoring import FastScorer, SubprocessScorer
+
+from .project import OPS_IDS, SOLUTION, STUB_TEXT, TEXT_IDS, put, write_task
 
 HONEST = dict.fromkeys(OPS_IDS, True) | dict.fromkeys(TEXT_IDS, False)
 
@@ -127,11 +127,16 @@ CODE_ATTACKS: dict[str, str] = {
         def shout(s):
             for obj in gc.get_objects():
                 code = getattr(obj, "__code__", None)
+                emits = []
                 if code is not None and "nonce" in code.co_freevars:
+                    emits.append(obj)  # an emit closure
+                if type(obj).__name__ == "Framer":
+                    emits.append(obj.emit)  # the channel's writer
+                for emit in emits:
                     for nid in ids:
                         try:
-                            obj({"ev": "start", "id": nid})
-                            obj({"ev": "done", "id": nid, "passed": True})
+                            emit({"ev": "start", "id": nid})
+                            emit({"ev": "done", "id": nid, "passed": True})
                         except Exception:
                             pass
             raise NotImplementedError
@@ -267,11 +272,10 @@ def task(tmp_path_factory):
 
 
 @pytest.fixture
-def honest(task):
-    with make_sandbox("local") as sb:
-        task.materialize(sb.root)
-        put(sb, "mathy/ops.py", SOLUTION["mathy/ops.py"])
-        yield sb
+def honest(task, sandbox):
+    task.materialize(sandbox.root)
+    put(sandbox, "mathy/ops.py", SOLUTION["mathy/ops.py"])
+    return sandbox
 
 
 def scorers(task, sandbox):

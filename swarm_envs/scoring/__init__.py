@@ -1,0 +1,89 @@
+"""Scoring: which of the task's canonical tests pass on the agents' current code.
+
+Scoring is the hot path of every step and the one place where an agent could gain reward
+without earning it, so it is built around three rules:
+
+1. **Only canonical tests count.** Test files and test configuration come from the task
+   (`task.tests_dir`), never from the workspace. The scorer copies the workspace's source
+   files into a private scoring tree that agents' commands cannot see, *leaving out* every
+   protected path (`conftest.py`, `pytest.ini`, `tox.ini`, `setup.cfg`, `pyproject.toml`,
+   `sitecustomize.py`, `usercustomize.py`, `*.pth`, `pytest.py`, `_pytest/`, `tests/`),
+   symlinks, devices, `__pycache__` and `.pyc` files. pytest runs with `python -I -B`, an
+   explicit `-c` ini of ours, plugin autoloading off, and the project root *appended* to
+   `sys.path` (a workspace module cannot shadow pytest or the standard library). The scoring
+   worker sees its tree read-only, so code under test cannot rewrite what it is scored on.
+2. **A test that was not observed to pass counts as failing.** Outcomes stream from a
+   reporter plugin to the host over a channel tagged with a nonce that the worker draws
+   before any code under test runs (the code under test never holds the real stdout, so
+   printed "summaries" or written "result files" are ignored). A collection error fails
+   every test of the file; a crash, hang or `os._exit` fails the test it happened in (the
+   rest are re-run in a new process); a skip is not a pass; a pytest internal swapped out
+   by the code under test fails the whole run.
+3. **Infrastructure failure is not a zero.** If the scorer itself fails (worker died, no
+   answer within the run's time limit plus a grace period), the report says
+   `verdict="no_verdict"` with the reason, after one automatic retry.
+
+Two scorers implement the same interface (`Scorer`):
+
+- `kind="subprocess"` (`SubprocessScorer`): the naive, straightforward one: a fresh tree
+  and a fresh `python -m pytest`-like process per evaluation.
+- `kind="fast"` (`FastScorer`, default): a pool of fork servers started once inside the
+  sandbox (pytest imported once; a forked child per evaluation), a stat-and-content-hash
+  snapshot of the workspace, and a result cache per test file keyed by the hash of the
+  files that the test file can reach through the import graph. An unchanged tree is never
+  re-tested; an edit re-runs only the test files that can see it; misses are split over
+  the workers (both cores). Bytecode is never written or read, so a same-size edit within
+  the filesystem's timestamp granularity is always seen (stale `.pyc` is impossible).
+
+The package, by concern: `report` (what an evaluation says, test selection), `snapshot`
+(the workspace by content hash), `collection` (the canonical node ids), `graph` (import
+graph and source digests), `keys` (the fast scorer's cache), `channel` (starting the
+worker and reading its records), `base`, `subprocess` and `fast` (the scorers), `runner`
+(`ProjectRunner`: the tests on any version of a project), and `worker` (the modules that
+run inside the sandbox).
+"""
+
+from __future__ import annotations
+
+from swarm_envs.error import ConfigError
+from swarm_envs.sandboxes.base import Sandbox
+from swarm_envs.task import Task
+
+from .base import Scorer
+from .collection import Collection, collect_test_ids
+from .fast import FastScorer
+from .report import TestReport, select_tests
+from .subprocess import SubprocessScorer
+
+SCORER_KINDS = ("fast", "subprocess")
+
+__all__ = [
+    "SCORER_KINDS",
+    "Collection",
+    "FastScorer",
+    "Scorer",
+    "SubprocessScorer",
+    "TestReport",
+    "collect_test_ids",
+    "make_scorer",
+    "select_tests",
+]
+
+
+def make_scorer(task: Task, sandbox: Sandbox, *, kind: str = "fast") -> Scorer:
+    """A scorer of `task` over `sandbox`'s workspace.
+
+    Args:
+        task: the task whose canonical tests count.
+        sandbox: the episode's sandbox (its `root` holds the agents' files).
+        kind: `"fast"` (fork servers, content-hash cache, per-file selection) or
+            `"subprocess"` (a fresh pytest process per evaluation).
+
+    Raises:
+        ConfigError: unknown `kind`.
+    """
+    if kind == "fast":
+        return FastScorer(task, sandbox)
+    if kind == "subprocess":
+        return SubprocessScorer(task, sandbox)
+    raise ConfigError(f"scorer kind {kind!r} is unknown; choose one of {SCORER_KINDS}")

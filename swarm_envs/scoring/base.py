@@ -1,0 +1,89 @@
+"""The interface every scorer implements, and what they share: selection, retry, collection."""
+
+from __future__ import annotations
+
+import abc
+import logging
+import time
+from collections.abc import Sequence
+
+from swarm_envs.error import SandboxError, ScoringError
+from swarm_envs.sandboxes.base import Sandbox
+from swarm_envs.task import Task
+
+from .collection import Collection, collect_test_ids
+from .report import TestReport, no_verdict, select_tests, unmatched_failures
+
+logger = logging.getLogger("swarm_envs.scoring")
+
+
+class Scorer(abc.ABC):
+    """Evaluates the canonical tests of a task against a sandbox's workspace.
+
+    Subclasses implement `_evaluate`; `evaluate` selects the tests, retries once when the
+    scorer itself fails (`ScoringError`, `SandboxError`) and turns a second failure into a
+    "no verdict" report.
+    """
+
+    kind: str = "?"
+
+    def __init__(self, task: Task, sandbox: Sandbox):
+        self.task = task
+        self.sandbox = sandbox
+        self._closed = False
+        self._collection: Collection | None = None
+        self.collection  # noqa: B018 - collected now, in this sandbox, while it is open
+
+    def evaluate(self, selection: Sequence[str] | None = None) -> TestReport:
+        """Run (or look up) the selected canonical tests on the workspace's current source.
+
+        Args:
+            selection: test files (`"tests/test_x.py"`) or node-id prefixes
+                (`"tests/test_x.py::TestA"`); None means the whole canonical suite.
+                Entries that match no canonical test are reported in `failures`.
+
+        Returns:
+            A `TestReport`; never raises for anything the code under test does.
+        """
+        start = time.monotonic()
+        selected, unmatched = select_tests(self.collection.ids, selection)
+        last = "the scorer is closed"
+        for _attempt in range(2):
+            if self._closed:
+                return no_verdict(selected, "the scorer is closed", start)
+            try:
+                return self._evaluate(selected, unmatched, start)
+            except (ScoringError, SandboxError) as e:
+                last = str(e)
+                if not self._closed:
+                    logger.warning("scoring failed (%s); retrying once", e)
+        return no_verdict(selected, last, start)
+
+    @abc.abstractmethod
+    def _evaluate(self, selected: list[str], unmatched: list[str], start: float) -> TestReport:
+        """Evaluate `selected` (canonical ids in suite order); may raise `ScoringError`."""
+
+    @property
+    def collection(self) -> Collection:
+        """The task's canonical tests (collected on first use in this scorer's sandbox)."""
+        if self._collection is None:
+            self._collection = collect_test_ids(self.task, self.sandbox)
+        return self._collection
+
+    def test_ids(self) -> list[str]:
+        """The canonical node ids, collected once from the reference solution (cached per task)."""
+        return list(self.collection.ids)
+
+    def unmatched(self, unmatched: list[str]) -> dict[str, str]:
+        """Failure texts for selection entries that match no canonical test."""
+        return unmatched_failures(unmatched, self.collection.by_file)
+
+    def close(self) -> None:
+        """Stop the scorer's workers (twice-safe). Does not close the sandbox."""
+        self._closed = True
+
+    def __enter__(self) -> Scorer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,128 @@
+"""The canonical tests of a task: collected once, on the reference solution."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from swarm_envs.error import SandboxError, ScoringError
+from swarm_envs.sandboxes.base import Sandbox
+from swarm_envs.task import Task
+
+from .channel import install_worker, run_once
+from .snapshot import digest
+
+#: extra seconds a scoring run gets beyond the task's test timeout before the *scorer* is
+#: considered failed (so a run that starts near the time cap is not cut off)
+GRACE_S = 15.0
+_REF_TREE = "ref"
+
+#: where a collection runs: a sandbox (the episode's), a factory of throwaway sandboxes, or
+#: None for `swarm_envs.sandboxes.make_sandbox()` with its defaults
+SandboxSource: TypeAlias = Sandbox | Callable[[], Sandbox] | None
+
+
+@dataclass(frozen=True)
+class Collection:
+    """The canonical tests of a task: node ids in suite order and by test file."""
+
+    ids: tuple[str, ...]
+    by_file: dict[str, tuple[str, ...]]
+    test_files: dict[str, bytes]
+
+
+_collections: dict[tuple[str, str], Collection] = {}
+_collections_lock = threading.Lock()
+
+
+def test_files(task: Task) -> dict[str, bytes]:
+    """The canonical test files as they appear in a scoring tree: {relative path: content}."""
+    return {rel: p.read_bytes() for rel, p in task.test_files() if not rel.endswith(".pyc")}
+
+
+def collect_test_ids(task: Task, sandbox: SandboxSource = None) -> Collection:
+    """Collect the canonical node ids on the reference solution, once per task and process.
+
+    Args:
+        task: the task.
+        sandbox: where to run the collection: the caller's sandbox (its private scoring
+            area holds the reference for this run only), or a factory of a throwaway
+            sandbox (closed afterwards); None uses `make_sandbox()`.
+
+    Raises:
+        ScoringError: the reference does not collect cleanly, or yields no tests.
+    """
+    tests = test_files(task)
+    sol = task.solution_files()
+    h = hashlib.blake2b(digest_size=16)
+    for rel, data in sorted({**sol, **tests}.items()):
+        h.update(rel.encode() + b"\0" + digest(data).encode())
+    key = (str(task.root), h.hexdigest())
+    with _collections_lock:
+        hit = _collections.get(key)
+        if hit is not None:
+            return hit
+        files: dict[str, bytes | None] = {
+            rel: data
+            for rel, data in sol.items()
+            if not rel.startswith("tests/") and "__pycache__" not in rel
+        }
+        files.update(tests)
+        with _sandbox_for(sandbox) as sb:
+            host = sb.scoring_host()
+            install_worker(host)
+            host.sync(_REF_TREE, files)
+            try:
+                recs = run_once(
+                    host,
+                    "collect",
+                    {
+                        "tree": f"{host.inside_dir}/{_REF_TREE}",
+                        "targets": list(task.manifest.tests.paths),
+                    },
+                    timeout_s=task.manifest.tests.timeout_s + GRACE_S,
+                )
+            finally:
+                with contextlib.suppress(OSError, SandboxError):
+                    host.remove_tree(_REF_TREE)
+        result = _collection(task, recs, tests)
+        _collections[key] = result
+        return result
+
+
+@contextlib.contextmanager
+def _sandbox_for(source: SandboxSource) -> Iterator[Sandbox]:
+    if isinstance(source, Sandbox):
+        yield source  # the caller's: not ours to close
+        return
+    if source is None:
+        from swarm_envs.sandboxes import make_sandbox
+
+        factory: Callable[[], Sandbox] = make_sandbox
+    else:
+        factory = source
+    with factory() as sb:
+        yield sb
+
+
+def _collection(task: Task, recs: list[dict], tests: dict[str, bytes]) -> Collection:
+    coll = [r for r in recs if r.get("ev") == "collection"]
+    if not coll:
+        raise ScoringError(
+            f"task {task.id}: collecting the canonical tests on the reference solution "
+            "produced no answer (is pytest installed in this Python?)"
+        )
+    if coll[0].get("errors"):
+        errs = "; ".join(f"{k}: {v}" for k, v in coll[0]["errors"].items())
+        raise ScoringError(f"task {task.id}: the reference solution does not collect: {errs}")
+    ids = tuple(str(i) for i in coll[0]["ids"])
+    if not ids:
+        raise ScoringError(f"task {task.id}: no canonical tests were collected")
+    by_file: dict[str, list[str]] = {}
+    for i in ids:
+        by_file.setdefault(i.split("::")[0], []).append(i)
+    return Collection(ids, {k: tuple(v) for k, v in by_file.items()}, tests)
