@@ -17,9 +17,16 @@ from .base import Scorer
 from .channel import Channel, ini_path, install_worker, limits_for_children, send, worker_argv
 from .collection import GRACE_S
 from .graph import ImportGraph
-from .keys import Keyer, shared_entries
+from .keys import MAX_ENTRIES_PER_FILE, Keyer, shared_entries
 from .report import TestReport, outcomes
-from .snapshot import WorkspaceSnapshot
+from .snapshot import WorkspaceSnapshot, digest
+
+
+def _unique(findings: list[dict[str, str]]) -> tuple[dict[str, str], ...]:
+    seen: dict[tuple[str, str, str], dict[str, str]] = {}
+    for f in findings:
+        seen.setdefault((f.get("kind", ""), f.get("test", ""), f.get("detail", "")), f)
+    return tuple(seen.values())
 
 
 @dataclass
@@ -69,9 +76,8 @@ class FastScorer(Scorer):
         # cache is shared by every scorer of the task in this process: a new episode's
         # starting state is scored from it without starting a worker.
         self._lock, self._entries = shared_entries(self.coll)
-        self._skeletons: dict[str, object] = {}
         self._last: tuple[dict[str, str], tuple[str, ...], TestReport] | None = None
-        self._deps_for: tuple[dict[str, str], dict[str, frozenset[str]]] | None = None
+        self._test_digests = {rel: digest(data) for rel, data in self.coll.test_files.items()}
         self._pool = ThreadPoolExecutor(max_workers=self._n_workers, thread_name_prefix="scorer")
         self._nworker_seq = 0
         timeout = task.manifest.tests.timeout_s
@@ -200,15 +206,6 @@ class FastScorer(Scorer):
 
     # -------------------------------------------------------------------- evaluate
 
-    def _static_deps(self, files: dict[str, str]) -> dict[str, frozenset[str]]:
-        if self._deps_for is None or self._deps_for[0] != files:
-            deps = self._graph.dependencies(files, self._snap.blobs, self.coll.test_files)
-            self._deps_for = (files, deps)
-        return self._deps_for[1]
-
-    def _keyer(self, files: dict[str, str]) -> Keyer:
-        return Keyer(files, self._snap.blobs, self._static_deps(files), self._skeletons, self.coll)
-
     def _evaluate(self, selected: list[str], unmatched: list[str], start: float) -> TestReport:
         sel_key = tuple(selected)
         with self._lock:
@@ -216,15 +213,20 @@ class FastScorer(Scorer):
             last = self._last
             if last is not None and last[0] == files and last[1] == sel_key:
                 return replace(last[2], wall_s=time.monotonic() - start, cached=True, ran=0)
-            keyer = self._keyer(files)
+            graph = self._graph.analyse(
+                files, self._snap.blobs, self.coll.test_files, self._test_digests
+            )
+            keyer = Keyer(files, graph.fact, graph.closures, self.coll, self._test_digests)
             blobs = dict(self._snap.blobs)
             by_file: dict[str, list[str]] = {}
             for nid in selected:
                 by_file.setdefault(nid.split("::")[0], []).append(nid)
             results: dict[str, tuple[bool, str]] = {}
+            findings: list[dict[str, str]] = []
             missing: dict[str, list[str]] = {}
             for tf, nids in by_file.items():
-                have = self._lookup(tf, keyer)
+                have, found = self._lookup(tf, keyer, set(nids))
+                findings.extend(found)
                 for n in nids:
                     if n in have:
                         results[n] = have[n]
@@ -236,12 +238,14 @@ class FastScorer(Scorer):
             ran = sum(len(v) for v in missing.values())
             chunks = self._split(missing)
             futures = [
-                self._pool.submit(self._run_chunk, files, blobs, chunk, keyer) for chunk in chunks
+                self._pool.submit(self._run_chunk, files, blobs, chunk, keyer, graph.index)
+                for chunk in chunks
             ]
             for f in futures:
-                got, chunk_notes = f.result()
+                got, chunk_notes, chunk_findings = f.result()
                 results.update(got)
                 notes.extend(chunk_notes)
+                findings.extend(chunk_findings)
         with self._lock:
             per, fails = outcomes(selected, results, {})
             fails.update(self.unmatched(unmatched))
@@ -254,23 +258,24 @@ class FastScorer(Scorer):
                 cached=not missing,
                 ran=ran,
                 notes=tuple(notes),
+                integrity=_unique(findings),
             )
             self._last = (files, sel_key, report)
             self._snap.prune([files, *(w.state for w in self._all if w is not None)])
-            self._prune_skeletons()
         return report
 
-    def _lookup(self, tf: str, keyer: Keyer) -> dict[str, tuple[bool, str]]:
-        """Cached outcomes of `tf`'s tests that are still valid in the keyer's state."""
+    def _lookup(
+        self, tf: str, keyer: Keyer, wanted: set[str]
+    ) -> tuple[dict[str, tuple[bool, str]], list[dict[str, str]]]:
+        """Cached outcomes of `tf`'s tests that still hold (and what their runs flagged)."""
         have: dict[str, tuple[bool, str]] = {}
+        found: list[dict[str, str]] = []
         for entry in self._entries.get(tf, ()):
-            if keyer.valid(tf, entry):
-                have.update(entry.results)
-        return have
-
-    def _prune_skeletons(self) -> None:
-        if len(self._skeletons) > 5_000:
-            self._skeletons.clear()
+            if wanted.isdisjoint(entry.results) or not keyer.valid(tf, entry):
+                continue
+            have.update(entry.results)
+            found.extend(entry.findings)
+        return have, found
 
     def _split(self, missing: dict[str, list[str]]) -> list[dict[str, list[str]]]:
         """Split the tests to run over the workers, balancing by test count.
@@ -301,7 +306,8 @@ class FastScorer(Scorer):
         blobs: dict[str, bytes],
         chunk: dict[str, list[str]],
         keyer: Keyer,
-    ) -> tuple[dict[str, tuple[bool, str]], list[str]]:
+        index: dict[str, str],
+    ) -> tuple[dict[str, tuple[bool, str]], list[str], list[dict[str, str]]]:
         targets = sorted(chunk)
         partial = any(len(v) < len(self.coll.by_file[tf]) for tf, v in chunk.items())
         select_ids = [n for v in chunk.values() for n in v] if partial else None
@@ -309,40 +315,59 @@ class FastScorer(Scorer):
         raw = {k: (bool(v[0]), str(v[1])) for k, v in rec.get("results", {}).items()}
         errors = {k: str(v) for k, v in rec.get("collect_errors", {}).items()}
         notes = [str(n) for n in rec.get("notes", [])]
-        deps = rec.get("deps") or {}
-        everything = bool(deps.get("everything")) or bool(rec.get("tampered"))
-        glob = frozenset(str(f) for f in deps.get("global", []))
-        per_test = deps.get("tests", {})
+        findings = [
+            {k: str(f.get(k, "")) for k in ("kind", "test", "detail")}
+            for f in rec.get("findings", [])
+            if isinstance(f, dict)
+        ]
+        # What the run was seen to load only ever widens a key: a run whose record of it
+        # is missing, or that was flagged, depends on every file.
+        loaded = rec.get("loaded")
+        everything = bool(rec.get("tampered")) or bool(findings) or not isinstance(loaded, dict)
+        seen: set[str] = set()
+        if isinstance(loaded, dict):
+            seen.update(str(f) for f in loaded.get("files", ()) if str(f) in files)
+            seen.update(index[m] for m in map(str, loaded.get("modules", ())) if m in index)
         default = "not observed to pass" + (f" ({'; '.join(notes)})" if notes else "")
         out: dict[str, tuple[bool, str]] = {}
-        groups: dict[tuple[str, frozenset[str] | None], dict[str, tuple[bool, str]]] = {}
+        groups: dict[tuple[str, object], tuple[dict | None, dict[str, tuple[bool, str]]]] = {}
         for tf, nids in chunk.items():
+            closure = keyer.closures.get(tf)
+            extra = {}
+            if closure is not None and not everything:
+                extra = {r: files[r] for r in sorted(seen - closure.files) if r in files}
+                if extra and not closure.opaque:
+                    notes.append(
+                        f"{tf} loaded files its imports do not name: {', '.join(sorted(extra))}"
+                    )
             for n in nids:
                 got = raw.get(n)
                 if got is None:
                     text = f"collection failed: {errors[tf]}" if tf in errors else default
                     got = (False, text)
                 out[n] = got
-                mine = per_test.get(n)
-                e = None if everything or mine is None else frozenset(mine) | glob
-                groups.setdefault((tf, e), {})[n] = got
+                items = None if everything else keyer.items_for(tf, n)
+                frozen = None if items is None else tuple(sorted(items.items()))
+                group = groups.setdefault((tf, (frozen, tuple(sorted(extra.items())))), (items, {}))
+                group[1][n] = got
         with self._lock:
-            for (tf, e), res in groups.items():
-                new = keyer.make(tf, e, res)
+            for (tf, (_, extra_key)), (items, res) in groups.items():
+                new = keyer.make(tf, items, res, dict(extra_key), tuple(findings))
                 entries = self._entries.setdefault(tf, [])
                 for entry in entries:
-                    if (entry.static_key, entry.items, entry.parts) == (
+                    if (entry.static_key, entry.items, entry.parts, entry.extra) == (
                         new.static_key,
                         new.items,
                         new.parts,
+                        new.extra,
                     ):
                         entry.results.update(res)
                         break
                 else:
                     entries.append(new)
-                    if len(entries) > 256:
+                    if len(entries) > MAX_ENTRIES_PER_FILE:
                         del entries[0]
-        return out, notes
+        return out, notes, findings
 
     def close(self) -> None:
         if self._closed:

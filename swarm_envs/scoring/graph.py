@@ -1,208 +1,216 @@
-"""Which workspace files each canonical test file can reach, and digests of Python source.
+"""The static import graph of a workspace: which files each canonical test file can reach.
 
-Static analysis on the host, from content the host read itself.
+Computed on the host, from content the host read itself, in time linear in the number of
+files and import statements: modules are looked up in an index, never by scanning the
+file list (a star import of a package with thousands of modules costs one lookup per name
+the importing file uses).
 """
 
 from __future__ import annotations
 
-import ast
 import hashlib
-from importlib.util import resolve_name
+from dataclasses import dataclass
 
+from .analysis import FileFacts, analyze
 from .lru import LRU
-from .snapshot import digest
-from .worker.tracker import function_names
 
-# Import forms that escape a static import graph: any file using one depends on everything.
-_DYNAMIC_CALLS = {"__import__", "exec", "eval", "compile", "execfile"}
-_DYNAMIC_MODULES = {"importlib", "pkgutil", "runpy", "imp", "zipimport"}
+
+@dataclass(frozen=True)
+class Closure:
+    """What one canonical test file can reach.
+
+    Attributes:
+        files: workspace files (Python files it can import, and every data file).
+        canonical: canonical files it can import (itself and conftests included).
+        signature: digest of how its imports resolved, including those that resolved to
+            nothing: a file added later under such a name changes it.
+        opaque: why a file it reaches defeats static analysis ("": none does).
+    """
+
+    files: frozenset[str]
+    canonical: frozenset[str]
+    signature: str
+    opaque: str
+
+
+def module_name(rel: str) -> str:
+    """`pkg/sub/mod.py` -> `pkg.sub.mod`; a package's `__init__.py` -> the package."""
+    mod = rel[:-3].replace("/", ".")
+    return mod[: -len(".__init__")] if mod.endswith(".__init__") else mod
+
+
+def package_of(rel: str) -> str:
+    """The package a file's relative imports are relative to."""
+    return ".".join(rel[:-3].split("/")[:-1])
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The graph of one snapshot: facts per Python file, closures, the module index."""
+
+    facts: dict[str, FileFacts]
+    closures: dict[str, Closure]
+    index: dict[str, str]
+
+    def fact(self, rel: str) -> FileFacts | None:
+        """The facts of one file (None for a data file or an unknown one)."""
+        return self.facts.get(rel)
 
 
 class ImportGraph:
-    """Which workspace files each test file can reach through imports (static analysis).
-
-    Sound by construction where it cannot be precise: a file that imports dynamically
-    (`__import__`, `importlib`, `exec`, `eval`, `pkgutil`, `runpy`) depends on every Python
-    file, and every non-Python file (data) is a dependency of every test file.
-    """
+    """Static facts of every Python file (by content, cached) and the closures they imply."""
 
     def __init__(self) -> None:
-        self._parsed: LRU[tuple[str, str], tuple[frozenset[str], bool]] = LRU(50_000)
-        self._last: tuple[str, dict[str, frozenset[str]]] | None = None
+        self._facts: LRU[tuple[str, str], FileFacts] = LRU(50_000)
+        self._last: tuple[str, Analysis] | None = None
 
-    def _imports(self, rel: str, digest: str, data: bytes) -> tuple[frozenset[str], bool]:
+    def facts(self, rel: str, digest: str, data: bytes) -> FileFacts:
+        """The analysis of one file (computed once per path and content)."""
         key = (rel, digest)
-        hit = self._parsed.get(key)
-        if hit is not None:
-            return hit
-        names: set[str] = set()
-        dynamic = False
-        package = ".".join(rel[:-3].split("/")[:-1])
-        try:
-            tree: ast.AST | None = ast.parse(data, filename=rel)
-        except (SyntaxError, ValueError):
-            tree = None  # a broken file imports nothing (it fails at import)
-        for node in ast.walk(tree) if tree is not None else ():
-            if isinstance(node, ast.Import):
-                for a in node.names:
-                    names.add(a.name)
-                    if a.name.split(".")[0] in _DYNAMIC_MODULES:
-                        dynamic = True
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    try:
-                        mod = resolve_name("." * node.level + (node.module or ""), package)
-                    except (ImportError, ValueError):
-                        continue  # beyond the top-level package: fails at import
-                else:
-                    mod = node.module or ""
-                    if mod.split(".")[0] in _DYNAMIC_MODULES:
-                        dynamic = True
-                if mod:
-                    names.add(mod)
-                for a in node.names:
-                    if a.name != "*":
-                        names.add(f"{mod}.{a.name}" if mod else a.name)
-                if node.names and node.names[0].name == "*" and mod:
-                    names.add(mod + ".*")
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                if node.func.id in _DYNAMIC_CALLS:
-                    dynamic = True
-        return self._parsed.put(key, (frozenset(names), dynamic))
+        hit = self._facts.get(key)
+        if hit is None:
+            hit = self._facts.put(key, analyze(data, package_of(rel)))
+        return hit
 
-    def dependencies(
+    def analyse(
         self,
         files: dict[str, str],
         blobs: dict[str, bytes],
         tests: dict[str, bytes],
-    ) -> dict[str, frozenset[str]]:
-        """{canonical test file: workspace files it depends on} for every canonical test file."""
-        # The graph only changes when files appear or disappear or their imports change,
-        # not when a function body is edited: reuse the last answer while it holds.
+        test_digests: dict[str, str],
+    ) -> Analysis:
+        """The facts and closures of a snapshot (`files`: path -> digest, `blobs`: contents)."""
+        facts: dict[str, FileFacts] = {}
         sig = hashlib.blake2b(digest_size=16)
         for rel in sorted(files):
             if rel.endswith(".py"):
-                names, dyn = self._imports(rel, files[rel], blobs[files[rel]])
-                sig.update(
-                    rel.encode() + (b"!" if dyn else b":") + "|".join(sorted(names)).encode()
-                )
+                facts[rel] = self.facts(rel, files[rel], blobs[files[rel]])
+                sig.update(f"{rel}\0{files[rel]}\0".encode("utf-8", "surrogateescape"))
             else:
-                sig.update(rel.encode() + b"#")
-            sig.update(b"\0")
+                sig.update(f"{rel}#\0".encode("utf-8", "surrogateescape"))
+        for rel in sorted(tests):
+            if rel.endswith(".py"):
+                facts[rel] = self.facts(rel, test_digests[rel], tests[rel])
         signature = sig.hexdigest()
         if self._last is not None and self._last[0] == signature:
             return self._last[1]
-        deps = self._dependencies(files, blobs, tests)
-        self._last = (signature, deps)
-        return deps
+        resolver = _Resolver(files, tests, facts)
+        out = Analysis(facts, resolver.all(), dict(resolver.index))
+        self._last = (signature, out)
+        return out
 
-    def _dependencies(
-        self,
-        files: dict[str, str],
-        blobs: dict[str, bytes],
-        tests: dict[str, bytes],
-    ) -> dict[str, frozenset[str]]:
-        index: dict[str, str] = {}
+
+class _Resolver:
+    def __init__(self, files: dict[str, str], tests: dict[str, bytes], facts: dict[str, FileFacts]):
+        self.files = files
+        self.tests = tests
+        self.facts = facts
+        self.index: dict[str, str] = {}  # module name -> file
+        self.children: dict[str, dict[str, str]] = {}  # package -> {child name: module}
         for rel in files:
             if rel.endswith(".py"):
-                mod = rel[:-3].replace("/", ".")
-                if mod.endswith(".__init__"):
-                    mod = mod[: -len(".__init__")]
-                index.setdefault(mod, rel)
-        test_index: dict[str, str] = {}
+                self._add(module_name(rel), rel)
         for rel in tests:
             if rel.endswith(".py"):
-                for base in (rel, rel[len("tests/") :]):
-                    mod = base[:-3].replace("/", ".")
-                    if mod.endswith(".__init__"):
-                        mod = mod[: -len(".__init__")]
-                    test_index.setdefault(mod, rel)
-        all_py = frozenset(r for r in files if r.endswith(".py"))
-        data_files = frozenset(r for r in files if not r.endswith(".py"))
-        package_inits = {r for r in files if r.endswith("__init__.py")}
+                self._add(module_name(rel), rel)
+                self._add(module_name(rel[len("tests/") :]), rel)
+        self.data = frozenset(r for r in files if not r.endswith(".py"))
+        self.refs: dict[str, frozenset[str]] = {}
+        self.edge_cache: dict[str, tuple[list[str], dict[str, str]]] = {}
 
-        def resolve(name: str) -> list[str]:
-            out = []
-            star = name.endswith(".*")
-            if star:
-                name = name[:-2]
-            bits = name.split(".")
-            for i in range(1, len(bits) + 1):
-                mod = ".".join(bits[:i])
-                if mod in index:
-                    out.append(index[mod])
-                if mod in test_index:
-                    out.append(test_index[mod])
-            if star:
-                prefix = name.replace(".", "/") + "/"
-                out.extend(
-                    r for r in files if r.startswith(prefix) and r.count("/") == prefix.count("/")
-                )
+    def _add(self, mod: str, rel: str) -> None:
+        # A package (its __init__.py) wins over a module of the same name, as in Python.
+        if mod not in self.index or rel.endswith("__init__.py"):
+            self.index[mod] = rel
+        parent, _, child = mod.rpartition(".")
+        self.children.setdefault(parent, {})[child] = mod
+
+    def _names(self, rel: str) -> frozenset[str]:
+        hit = self.refs.get(rel)
+        if hit is None:
+            f = self.facts[rel]
+            names = set(f.module_refs)
+            for fn in f.functions:
+                names.update(fn.refs)
+            hit = self.refs[rel] = frozenset(names)
+        return hit
+
+    def _edges(self, rel: str) -> tuple[list[str], dict[str, str]]:
+        """(files that importing `rel` can load, how each name it imports resolved)."""
+        hit = self.edge_cache.get(rel)
+        if hit is None:
+            names: dict[str, str] = {}
+            hit = self.edge_cache[rel] = (self._compute_edges(rel, names), names)
+        return hit
+
+    def _compute_edges(self, rel: str, seen_names: dict[str, str]) -> list[str]:
+        out: list[str] = []
+        facts = self.facts.get(rel)
+        if facts is None:
             return out
+        parts = rel.split("/")[:-1]
+        # Importing a.b.c runs a/__init__ and a/b/__init__ too.
+        for i in range(1, len(parts) + 1):
+            init = "/".join(parts[:i]) + "/__init__.py"
+            if init in self.files:
+                out.append(init)
+        used = self._names(rel)
+        for ref in facts.imports:
+            bits = ref.module.split(".")
+            for i in range(1, len(bits) + 1):
+                out.extend(self._lookup(".".join(bits[:i]), seen_names))
+            for name in ref.names:
+                out.extend(self._lookup(f"{ref.module}.{name}", seen_names))
+            # Submodules reached as attributes (`pkg.sub`) or through a star import.
+            kids = self.children.get(ref.module)
+            if kids:
+                seen_names[f"{ref.module}.*"] = ",".join(sorted(kids))
+                small, big = (used, kids) if len(used) < len(kids) else (kids, used)
+                for name in small:
+                    if name in big:
+                        out.extend(self._lookup(kids[name], seen_names))
+        return out
 
-        deps: dict[str, frozenset[str]] = {}
-        for tf in tests:
-            if (
-                not tf.endswith(".py")
-                or not tf.rsplit("/", 1)[-1].startswith(("test_",))
-                and not tf.endswith("_test.py")
-            ):
+    def _lookup(self, mod: str, seen_names: dict[str, str]) -> list[str]:
+        rel = self.index.get(mod)
+        seen_names[mod] = rel or ""
+        return [rel] if rel is not None else []
+
+    def closure(self, tf: str) -> Closure:
+        roots = [tf] + [
+            c
+            for c in self.tests
+            if c.endswith("conftest.py") and tf.startswith(c[: -len("conftest.py")])
+        ]
+        seen: set[str] = set()
+        names: dict[str, str] = {}
+        todo = list(roots)
+        opaque = ""
+        while todo:
+            cur = todo.pop()
+            if cur in seen:
                 continue
-            seen: set[str] = set()
-            todo = [tf]
-            dynamic = False
-            while todo and not dynamic:
-                cur = todo.pop()
-                if cur in seen:
-                    continue
-                seen.add(cur)
-                if cur in tests:
-                    data, digest = tests[cur], "canonical"
-                else:
-                    digest = files[cur]
-                    data = blobs[digest]
-                names, dyn = self._imports(cur, digest, data)
-                if dyn:
-                    dynamic = True
-                    break
-                for n in names:
-                    todo.extend(resolve(n))
-                # importing a.b.c runs a/__init__ and a/b/__init__ too
-                parts = cur.split("/")[:-1]
-                for i in range(1, len(parts) + 1):
-                    init = "/".join(parts[:i]) + "/__init__.py"
-                    if init in package_inits:
-                        todo.append(init)
-            mine = all_py if dynamic else frozenset(s for s in seen if s not in tests)
-            deps[tf] = mine | data_files
-        return deps
+            seen.add(cur)
+            facts = self.facts.get(cur)
+            if facts is not None and facts.opaque and not opaque:
+                opaque = f"{cur}: {facts.opaque}"
+            edges, resolved = self._edges(cur)
+            names.update(resolved)
+            todo.extend(edges)
+        h = hashlib.blake2b(digest_size=16)
+        for k in sorted(names):
+            h.update(f"{k}={names[k]}\0".encode("utf-8", "surrogateescape"))
+        return Closure(
+            files=frozenset(s for s in seen if s not in self.tests) | self.data,
+            canonical=frozenset(s for s in seen if s in self.tests),
+            signature=h.hexdigest(),
+            opaque=opaque,
+        )
 
-
-def skeleton_digest(data: bytes) -> str:
-    """Digest of a Python file without its function bodies (what importing it does).
-
-    Comments, formatting and line numbers do not count; decorators, default values,
-    signatures, docstrings, class bodies and module-level code do. A file that does not
-    parse is its content.
-    """
-    try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError):
-        return "raw:" + digest(data)
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            keep = node.body[:1] if ast.get_docstring(node, clean=False) is not None else []
-            node.body = [*keep, ast.Pass()]
-    return "skel:" + digest(ast.dump(tree, include_attributes=False).encode())
-
-
-def function_digests(data: bytes) -> dict[str, str]:
-    """{qualified function name: digest of its syntax tree} (names as the worker gives them)."""
-    try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError):
-        return {}
-    return {
-        q: digest(ast.dump(node, include_attributes=False).encode())  # type: ignore[arg-type]
-        for q, node in function_names(tree)
-    }
+    def all(self) -> dict[str, Closure]:
+        return {
+            tf: self.closure(tf)
+            for tf in self.tests
+            if tf.endswith(".py")
+            and (tf.rsplit("/", 1)[-1].startswith("test_") or tf.endswith("_test.py"))
+        }

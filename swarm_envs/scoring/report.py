@@ -26,6 +26,8 @@ class TestReport:
         cached: every outcome came from the cache (nothing was run).
         ran: tests that were run (not served from the cache).
         notes: what the scorer noticed about the run (a crash, a timeout).
+        integrity: what the integrity guard flagged in the runs behind this report, as
+            `{"kind", "test", "detail"}` dicts (every test of a flagged run failed).
     """
 
     __test__ = False  # not a pytest test class
@@ -38,6 +40,7 @@ class TestReport:
     cached: bool
     ran: int = 0
     notes: tuple[str, ...] = field(default=())
+    integrity: tuple[dict[str, str], ...] = field(default=())
 
     @property
     def passed(self) -> int:

@@ -69,6 +69,10 @@ class SubprocessScorer(Scorer):
             if r.get("ev") != "host_timeout":
                 st.feed(r)
         results = {k: (bool(v[0]), str(v[1])) for k, v in st.final_results().items()}
+        if not st.finished:
+            # Passes count only from a run whose guard checked it to the end.
+            why = "not observed to pass (the test run ended early: crash, exit or timeout)"
+            results = {k: (False, why if ok else text) for k, (ok, text) in results.items()}
         per, fails = outcomes(selected, results, st.collect_errors)
         fails.update(self.unmatched(unmatched))
         return TestReport(
@@ -79,4 +83,5 @@ class SubprocessScorer(Scorer):
             wall_s=time.monotonic() - start,
             cached=False,
             ran=len(selected),
+            integrity=tuple(st.findings),
         )

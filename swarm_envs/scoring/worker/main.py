@@ -106,6 +106,8 @@ def once() -> None:
     redirect_std()
     set_limits(hello.get("limits", {}))
     cache = CodeCache()
+    cache.prepare(hello["tree"], modules=False)
+    cache.preimport(hello["tree"])
     run_pytest(
         hello["tree"], hello["ini"], hello["targets"], hello.get("select"), out_fd, code_cache=cache
     )

@@ -98,9 +98,10 @@ class RunState:
     """Outcomes of one pytest process, from its records, checking that they are plausible.
 
     Records arrive in a fixed order (collect..., collected, then start/bad.../done per test,
-    finish). Anything else (a second collection, a result for a test that is not running,
-    a second result, records after the end) means the records were forged: the whole run
-    then counts as failing.
+    loaded, finish). Anything else (a second collection, a result for a test that is not
+    running, a second result, records after the end) means the records were forged; an
+    `integrity` record is a finding of the guard. Either way the whole run counts as
+    failing.
     """
 
     def __init__(self) -> None:
@@ -113,7 +114,8 @@ class RunState:
         self.finished = False
         self.tampered = ""
         self.notes: list[str] = []
-        self.deps: dict | None = None
+        self.findings: list[dict] = []
+        self.loaded: dict | None = None
         self._started: set[str] = set()
 
     def _anomaly(self, why: str) -> None:
@@ -155,16 +157,22 @@ class RunState:
                 ok = bool(rec.get("passed"))
                 self.results[nid] = [ok, "" if ok else self.bad.get(nid, "failed")]
             self.current = ""
-        elif ev == "deps":
-            if self.deps is not None:
-                self._anomaly("two dependency records")
-            self.deps = rec
-        elif ev == "tampered":
-            self.tampered = self.tampered or str(rec.get("text", "tampered"))
+        elif ev == "loaded":
+            if self.loaded is not None:
+                self._anomaly("two records of loaded files")
+            self.loaded = rec
+        elif ev == "integrity":
+            finding = {k: plain(rec.get(k, ""), 500) for k in ("kind", "test", "detail")}
+            self.findings.append(finding)
+            if not self.tampered:
+                where = f" (in {finding['test']})" if finding["test"] else ""
+                self.tampered = f"integrity check failed: {finding['detail']}{where}"
         elif ev == "error":
             self.notes.append(str(rec.get("text", "")))
         elif ev == "finish":
             self.finished = True
+        else:
+            self._anomaly(f"an unknown record {plain(ev, 40)!r}")
 
     def final_results(self) -> dict[str, list]:
         """Outcomes by node id; every one fails if the run was tampered with."""

@@ -111,9 +111,7 @@ class Server:
                 import tempfile
 
                 tempfile.tempdir = None
-                run_pytest(
-                    tree, self.ini, targets, select_ids, w, code_cache=self.code_cache, track=True
-                )
+                run_pytest(tree, self.ini, targets, select_ids, w, code_cache=self.code_cache)
             finally:
                 os._exit(0)
         os.close(w)
@@ -148,58 +146,52 @@ class Server:
         shutil.rmtree(child.tmp, ignore_errors=True)
 
     def handle(self, req: dict) -> dict:
+        """Run one request: the targets of a tree, in as many children as crashes need.
+
+        A child's passes count only if it finished cleanly (its guard checked the whole
+        run at the end); after a crash or a hang, the test it was on fails, its failures
+        stand, and every other test is run again in a new child. A flagged child fails
+        every test it ran.
+        """
         start = time.monotonic()
-        self.code_cache.prepare(req["tree"])
+        tree = req["tree"]
+        self.code_cache.prepare(tree)
+        self.code_cache.preimport(tree)
         deadline = start + float(req.get("timeout_s", 120))
         test_timeout = float(req.get("test_timeout_s", 30))
-        tree = req["tree"]
         targets: list[str] = list(req["targets"])
         select_ids: list[str] | None = req.get("select")
         results: dict[str, list] = {}
         collect_errors: dict[str, str] = {}
         notes: list[str] = []
+        findings: list[dict] = []
         tampered = ""
-        deps: dict = {"everything": "", "global": set(), "tests": {}}
-        # A test file or test that kills its child is charged and the rest re-run; bounded.
+        loaded: dict[str, set[str]] = {"files": set(), "modules": set()}
+        complete = True
         for _attempt in range(int(req.get("max_restarts", 8)) + 1):
             child = self.fork(tree, targets, select_ids)
             st = RunState()
-            killed_for = ""
-            last_progress = time.monotonic()
-            while not st.finished:
-                now = time.monotonic()
-                if now >= deadline:
-                    killed_for = "timeout_total"
-                    break
-                if now - last_progress > test_timeout:
-                    killed_for = "timeout_test"
-                    break
-                ready, _, _ = select.select([child.fd], [], [], min(0.5, deadline - now))
-                if not ready:
-                    continue
-                data = os.read(child.fd, 1 << 16)
-                if not data:
-                    break
-                for rec in child.channel.feed(data):
-                    last_progress = time.monotonic()
-                    st.feed(rec)
+            killed_for = self._watch(child, st, deadline, test_timeout)
             self.reap(child)
-            tampered = tampered or st.tampered
-            for nid, res in st.final_results().items():
-                results.setdefault(nid, res)
+            findings.extend(st.findings)
             for f, text in st.collect_errors.items():
                 collect_errors.setdefault(f, text)
             notes.extend(st.notes)
-            if st.deps is None:
-                deps["everything"] = deps["everything"] or "the run ended before its report"
+            if st.loaded is not None:
+                loaded["files"].update(map(str, st.loaded.get("files", ())))
+                loaded["modules"].update(map(str, st.loaded.get("modules", ())))
             else:
-                deps["everything"] = deps["everything"] or str(st.deps.get("everything") or "")
-                deps["global"].update(str(f) for f in st.deps.get("global", []))
-                for nid, fs in dict(st.deps.get("tests", {})).items():
-                    deps["tests"][str(nid)] = None if fs is None else [str(f) for f in fs]
-            if tampered:
+                complete = False
+            if st.tampered:
+                tampered = st.tampered
+                for nid in st.results:
+                    results[nid] = [False, tampered]
                 break
-            if st.finished and not killed_for:
+            clean = st.finished and not killed_for
+            for nid, res in st.results.items():
+                if clean or not res[0]:
+                    results.setdefault(nid, res)
+            if clean:
                 # A clean end, unless collection or the run was cut short from inside
                 # (SystemExit at import, pytest.exit in a test): then re-run the rest.
                 if st.collected is not None:
@@ -208,7 +200,6 @@ class Server:
                         break
                 elif not st.current_file:
                     break
-            # The child died or hung: charge the test (or file) it was on, re-run the rest.
             why = {
                 "timeout_total": "the test run exceeded its time limit",
                 "timeout_test": f"no progress for {test_timeout:g} s (hang?)",
@@ -240,14 +231,32 @@ class Server:
                     break
                 targets = remaining
                 select_ids = remaining
-        if tampered:
-            results = {nid: [False, tampered] for nid in results}
-        deps["global"] = sorted(deps["global"])
         return {
-            "deps": deps,
             "results": results,
             "collect_errors": collect_errors,
             "notes": notes,
+            "findings": findings,
             "tampered": tampered,
+            "loaded": {k: sorted(v) for k, v in loaded.items()} if complete else None,
             "elapsed": time.monotonic() - start,
         }
+
+    def _watch(self, child: _Child, st: RunState, deadline: float, test_timeout: float) -> str:
+        """Feed the child's records to `st` until it ends; why it was stopped ("": it ended)."""
+        last_progress = time.monotonic()
+        while not st.finished:
+            now = time.monotonic()
+            if now >= deadline:
+                return "timeout_total"
+            if now - last_progress > test_timeout:
+                return "timeout_test"
+            ready, _, _ = select.select([child.fd], [], [], min(0.5, deadline - now))
+            if not ready:
+                continue
+            data = os.read(child.fd, 1 << 16)
+            if not data:
+                break
+            for rec in child.channel.feed(data):
+                last_progress = time.monotonic()
+                st.feed(rec)
+        return ""

@@ -7,10 +7,9 @@ import sys
 
 import pytest
 
+from . import guard
 from .codecache import CodeCache
-from .protocol import Framer
-from .reporter import Reporter
-from .tracker import Tracker
+from .reporter import Reporter, caller_codes
 
 
 def base_args(ini: str, rootdir: str) -> list[str]:
@@ -79,23 +78,41 @@ def run_pytest(
     select_ids: list[str] | None,
     out_fd: int,
     *,
-    code_cache: CodeCache | None = None,
-    track: bool = False,
+    code_cache: CodeCache,
 ) -> None:
-    """Run pytest on `targets` of `tree`, streaming records to `out_fd`.
+    """Run pytest on `targets` of `tree` under the guard, which reports to `out_fd`.
 
-    The channel's nonce is drawn here, before any code under test is imported.
+    Canonical tests must already be compiled (`code_cache.prepare`): the guard is installed
+    now, before any code under test is imported, and knows their code from then on.
     """
-    framer = Framer(out_fd)
+    import _pytest.runner
+
+    # Which test is running is nobody's business but the guard's.
+    _pytest.runner._update_current_test_var = _no_current_test  # type: ignore[assignment]
+    os.environ.pop("PYTEST_CURRENT_TEST", None)
+    codes, keep = code_cache.canonical_codes()
+    callers = [*caller_codes(), run_pytest.__code__]
+    guard.install(
+        out_fd=out_fd,
+        tree=tree,
+        canonical_codes=codes,
+        keep=keep,
+        caller_codes=frozenset(map(id, callers)),
+        # The worker's bin/: this package and the bootstrap that started it.
+        harness_dir=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        canonical_imports=tuple(sorted(code_cache.imports)),
+    )
+    del codes, keep
     os.chdir(tree)
     # The project root goes *last* on sys.path: a module of the workspace named like a
     # standard or installed module (pytest.py, json.py) cannot shadow it.
     sys.path.append(tree)
-    tracker = Tracker(tree, code_cache) if track else None
-    if tracker is not None:
-        tracker.install()
-    reporter = Reporter(framer.emit, select_ids, tracker, code_cache)
+    code_cache.install_finder(tree)
     try:
-        pytest.main([*base_args(ini, tree), *targets], plugins=[reporter])
+        pytest.main([*base_args(ini, tree), *targets], plugins=[Reporter(select_ids)])
     except BaseException as e:  # noqa: BLE001 - anything the code under test raised
-        framer.emit({"ev": "error", "text": f"{type(e).__name__}: {e}"[:500]})
+        sys.audit(guard.REPORT_EVENT, "error", f"{type(e).__name__}: {e}"[:500])
+
+
+def _no_current_test(item: object, when: object) -> None:
+    return None
