@@ -41,6 +41,7 @@ MAX_SOURCE = 2_000_000
 
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _IDENT_S = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+")
 
 # Any use of these names, or an import of these modules, defeats the analysis.
 OPAQUE_NAMES = frozenset(
@@ -52,8 +53,8 @@ OPAQUE_MODULES = frozenset(
     | {"marshal", "pickle", "shelve", "copyreg", "dill", "cloudpickle", "linecache"}
     | {"tokenize", "io", "pathlib", "codecs", "fileinput", "shutil", "glob", "builtins"}
     | {"code", "codeop", "subprocess", "multiprocessing", "concurrent", "pty", "mmap"}
-    | {"_thread", "threading", "signal", "atexit", "weakref", "tempfile", "zipfile"}
-    | {"tarfile", "sqlite3", "dbm", "csv", "json", "configparser", "tomllib", "plistlib"}
+    | {"zipfile", "tarfile", "sqlite3", "dbm", "timeit", "doctest", "pdb", "bdb", "trace"}
+    | {"profile", "cProfile", "unittest", "dis", "site", "sysconfig", "_imp", "_io"}
 )
 # Reflection through attributes.
 OPAQUE_ATTRS = frozenset(
@@ -311,6 +312,11 @@ def _imports(
                     opaque.append(f"from {mod} import {a.name}")
                 if a.asname and a.asname != a.name:
                     aliases.append((a.asname, a.name))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            value = node.value
+            if 0 < len(value) <= 200 and _DOTTED.fullmatch(value):
+                refs.append(ImportRef(value))  # a module named in a string (mock.patch...)
     return refs, aliases
 
 

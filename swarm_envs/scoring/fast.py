@@ -22,6 +22,18 @@ from .report import TestReport, outcomes
 from .snapshot import WorkspaceSnapshot, digest
 
 
+def _loaded_by_file(
+    loaded: dict, files: dict[str, str], index: dict[str, str]
+) -> dict[str, set[str]]:
+    """{test file ("" the session): workspace files the run loaded on its behalf}."""
+    out: dict[str, set[str]] = {}
+    for owner, names in dict(loaded.get("files") or {}).items():
+        out.setdefault(str(owner), set()).update(str(f) for f in names if str(f) in files)
+    for owner, names in dict(loaded.get("modules") or {}).items():
+        out.setdefault(str(owner), set()).update(index[m] for m in map(str, names) if m in index)
+    return out
+
+
 def _unique(findings: list[dict[str, str]]) -> tuple[dict[str, str], ...]:
     seen: dict[tuple[str, str, str], dict[str, str]] = {}
     for f in findings:
@@ -324,10 +336,7 @@ class FastScorer(Scorer):
         # is missing, or that was flagged, depends on every file.
         loaded = rec.get("loaded")
         everything = bool(rec.get("tampered")) or bool(findings) or not isinstance(loaded, dict)
-        seen: set[str] = set()
-        if isinstance(loaded, dict):
-            seen.update(str(f) for f in loaded.get("files", ()) if str(f) in files)
-            seen.update(index[m] for m in map(str, loaded.get("modules", ())) if m in index)
+        seen = _loaded_by_file(loaded if isinstance(loaded, dict) else {}, files, index)
         default = "not observed to pass" + (f" ({'; '.join(notes)})" if notes else "")
         out: dict[str, tuple[bool, str]] = {}
         groups: dict[tuple[str, object], tuple[dict | None, dict[str, tuple[bool, str]]]] = {}
@@ -335,7 +344,8 @@ class FastScorer(Scorer):
             closure = keyer.closures.get(tf)
             extra = {}
             if closure is not None and not everything:
-                extra = {r: files[r] for r in sorted(seen - closure.files) if r in files}
+                mine = seen.get(tf, set()) | seen.get("", set())
+                extra = {r: files[r] for r in sorted(mine - closure.files) if r in files}
                 if extra and not closure.opaque:
                     notes.append(
                         f"{tf} loaded files its imports do not name: {', '.join(sorted(extra))}"

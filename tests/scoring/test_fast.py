@@ -56,9 +56,10 @@ def test_fast_cache_is_shared_by_the_episodes_of_a_task(task, make_sandbox_for_t
             assert r3.ran == 3 and r3.passed == 3  # a change is still run, only where it matters
 
 
-def test_function_level_tracking_is_sound(tmp_path, sandbox):
-    """Edits to function bodies re-run only the tests that executed them; anything that
-    runs at import, or code run out of the tracker's sight, re-runs every dependent test."""
+def test_function_level_keys_are_sound(tmp_path, sandbox):
+    """Edits to function bodies re-run only the tests that can reach them by name; anything
+    that runs at import, or a file the analysis cannot see through, re-runs every test
+    that can import it."""
     solution = {
         **SOLUTION,
         "mathy/__init__.py": "from .ops import add, mul\nfrom .text import shout\n",
@@ -69,10 +70,10 @@ def test_function_level_tracking_is_sound(tmp_path, sandbox):
     task.materialize(sandbox.root)
     with make_scorer(task, sandbox) as sc:
         assert sc.evaluate().passed == 7
-        # mul's body: only the two mul tests executed it.
+        # mul's body: only the two mul tests name it.
         put(sandbox, "mathy/ops.py", solution["mathy/ops.py"].replace("a * b", "b * a"))
         assert sc.evaluate().ran == 2
-        # loud_add is executed by no test: nothing re-runs, although everyone imports it.
+        # loud_add is named by no test: nothing re-runs, although everyone imports it.
         put(sandbox, "mathy/ops.py", solution["mathy/ops.py"].replace("str(a + b)", "str(b + a)"))
         assert sc.evaluate().ran == 0
         # A new module-level name changes what importing does: all 7 re-run.
@@ -98,7 +99,7 @@ def test_function_level_tracking_is_sound(tmp_path, sandbox):
             "def _init():\n    return 2\n\n\nREADY = _init()\n",
         )
         assert sc.evaluate().ran == 7
-        # A test run that starts a process: its dependencies are everything.
+        # A file that starts a process is opaque: whoever can import it depends on everything.
         put(
             sandbox,
             "mathy/text.py",
@@ -108,8 +109,7 @@ def test_function_level_tracking_is_sound(tmp_path, sandbox):
         assert sc.evaluate().passed == 7
         ops = "X = 1\n" + solution["mathy/ops.py"]
         put(sandbox, "mathy/ops.py", ops.replace("return shout(", "return  shout("))
-        r = sc.evaluate()
-        assert r.ran == 3  # the text tests ran something out of sight: they re-run
+        assert sc.evaluate().ran == 7  # every test can import the opaque text.py
 
 
 def test_fast_follows_transitive_and_dynamic_imports(tmp_path, sandbox):
@@ -125,8 +125,8 @@ def test_fast_follows_transitive_and_dynamic_imports(tmp_path, sandbox):
         assert sc.evaluate().passed == 7
         put(sandbox, "mathy/helpers.py", "def one():\n    return 2\n")
         r = sc.evaluate()
-        # Only the tests that executed one() (through add) re-run; mul's tests import
-        # helpers.py too, but never ran its function bodies.
+        # Only the tests that reach one() (through add) re-run; mul's tests import
+        # helpers.py too, but cannot reach its function bodies.
         assert r.ran == 2 and r.passed == 5
         # A change at module level (what importing does) re-runs every importer.
         put(sandbox, "mathy/helpers.py", "LIMIT = 3\n\n\ndef one():\n    return 2\n")

@@ -342,10 +342,9 @@ def test_misbehaving_code_does_not_pay(attack, task, honest):
             r = sc.evaluate()
             _assert_no_gain(r, sc.kind)
             if attack in HARNESS_ATTACKS:
-                # Detected: either the whole run fails, or (when the ops tests' unchanged
-                # files are served from the shared cache) the attacked tests say why.
-                detected = " ".join(r.failures.values())
-                assert "tamper" in detected or "the code under test" in detected or r.passed < 4
+                # Detected and reported: the run fails (the ops tests may still pass where
+                # their unchanged files are served from the shared cache).
+                assert r.integrity, (sc.kind, r.failures)
             elif sc.kind == "fast":
                 # The fork server isolates the damage: the ops tests still pass.
                 assert all(r.per_test[i] for i in OPS_IDS), (attack, r.failures)

@@ -2,67 +2,65 @@
 
 Code under test runs in the same process as pytest, so nothing that process holds is out
 of its reach unless the interpreter itself keeps it out. The guard is a CPython audit hook
-(`sys.addaudithook`: once added, it cannot be removed), installed before any code under
-test is imported, and everything it needs lives in that hook's closure: the channel's
-file descriptor and nonce, the per-test state, the snapshots it compares against. No
-object the code under test can reach refers to any of it. (The closure is reachable only
-through the garbage collector and through frames, and the guard vetoes both.)
+(`sys.addaudithook`: once added, it cannot be removed, and no hook may be added after
+it), installed before any code under test is imported. Everything it needs lives in that
+hook's closure (the channel's file descriptor and nonce, the per-test state, its
+snapshots), and its code runs with a private copy of the builtins and of its globals, so
+no object the code under test can reach refers to any of it, and no name it looks up can
+be rebound. It calls no method of an object it did not make: the reporter hands it plain
+data (strings, numbers, tuples). Reaching its closure would take the garbage collector,
+a frame, a trace or profile function, a signal handler or an audit hook of one's own; the
+guard refuses each (and holds the cyclic garbage collector while it runs).
 
 The reporter plugin does not write records itself: it tells the guard what pytest did
 (`sys.audit(REPORT_EVENT, ...)`), and the guard accepts those calls only from the
 reporter's own code, on the main thread, with no untrusted frame on the stack. A test
-counts as passed only if pytest reports every phase passed *and* the test's canonical
-body reached its end (the completion marker of `hardened`), and nothing was flagged.
+counts as passed only if pytest reported every phase passed, *and* the test's canonical
+body ran to its end during its call (the completion marker of `hardened`, accepted only
+from the canonical code whose file and qualified name are the test's), and nothing was
+flagged. Passes are confirmed by the final record, sent after the last checks.
 
 Flagged (a finding: kind, test, detail) and, where it is a capability, refused:
 
 - frame introspection into test or harness frames (`sys._getframe`, `sys._current_frames`,
   `tb_frame`, `gi_frame`, `f_code`, `inspect`/`traceback` stack walks) by untrusted code;
-- reading the code of a test or harness function (`__code__`), replacing any code object,
-  defaults (`__code__`, `__defaults__`, `__kwdefaults__`) of a non-workspace function;
+- reading the code of a test or harness function (`__code__`); replacing the code or the
+  defaults (`__code__`, `__defaults__`, `__kwdefaults__`) of a function that is not the
+  workspace's;
 - changes to the modules and classes that decide outcomes (builtins, pytest, _pytest,
-  pluggy, this package, the modules canonical tests use): their attributes are compared
-  by identity with a snapshot taken at installation, at every test and at the end;
-- replacement of a test item's methods, its test function, its parameters or fixtures;
-  plugins or hook implementations added after the session started;
+  pluggy, this package, the modules canonical tests use, the builtins of canonical code):
+  compared by identity with a snapshot at every test and at the end of the run;
+- a test item that is not pytest's, whose methods, test function or parameters were
+  replaced; fixture values replaced between setup and call; plugins or hook
+  implementations added by the code under test;
 - `gc.get_objects`/`get_referrers`/`get_referents`, `ctypes`, `sys.settrace`/`setprofile`,
-  `/proc/*/mem`, opening canonical test or harness files, code objects compiled under the
-  name of a trusted file, by untrusted code;
+  `sys.addaudithook`, `signal.signal`/`setitimer`/`alarm`, `/proc/*/mem`, opening canonical
+  test sources or harness files, code compiled or unmarshalled under the name of a trusted
+  file, by untrusted code;
 - always-equal objects (reported by the strict comparisons of canonical assertions).
 
-"Untrusted" code is code from the workspace, or code whose file is not a trusted one
-(compiled from a string). A flagged run fails every test it ran.
+"Untrusted" code is the workspace's, or code whose file is not a trusted one (compiled
+from a string). A flagged run fails every test it ran.
 """
 
 from __future__ import annotations
 
+import builtins
 import os
 import sys
+import types
 
 from .hardened import BUILTINS, DONE_EVENT, FINDING_EVENT, HELPERS, TRUSTED_PREFIXES
-from .protocol import Framer, plain
 
 REPORT_EVENT = "swarm_envs.report"
 MAX_FINDINGS = 20
 # Categories of code, by the file it was compiled from.
 TRUSTED, CANONICAL, WORKSPACE, ANONYMOUS = range(4)
-# Hooks whose implementations decide what a test run means.
-CRITICAL_HOOKS = (
-    "pytest_runtest_protocol",
-    "pytest_runtest_setup",
-    "pytest_runtest_call",
-    "pytest_runtest_teardown",
-    "pytest_runtest_makereport",
-    "pytest_runtest_logreport",
-    "pytest_pyfunc_call",
-    "pytest_report_teststatus",
-    "pytest_collection_modifyitems",
-    "pytest_collectreport",
-)
-# Outcome path: checked at every test (the rest of the snapshot at the end of the run).
+# Outcome path: checked at every test (the rest of the snapshot at the ends of the run).
 FAST_MODULES = (
     "builtins",
     "pytest",
+    "re",
     "_pytest.runner",
     "_pytest.python",
     "_pytest.python_api",
@@ -83,36 +81,48 @@ FAST_MODULES = (
     "pluggy._manager",
     "pluggy._result",
 )
-_VETO = "refused by the scoring harness"
 # Attributes that pytest and the standard library set during a run: (module or class, name).
 LEGITIMATE_CHANGES = frozenset(
     {("*", "_pytest_diamond_inheritance_warning_shown")}
     | {("_pytest.assertion.util", n) for n in ("_reprcompare", "_assertion_pass", "_config")}
     | {("warnings", n) for n in ("filters", "showwarning", "_showwarnmsg_impl", "_showwarnmsg")}
     | {("warnings", n) for n in ("_onceregistry", "defaultaction", "_filters_version")}
-    | {("tempfile", "tempdir")}
+    | {("re", "_cache"), ("re", "_MAXCACHE")}
     | {("_pytest.debugging.pytestPDB", n) for n in ("_config", "_pluginmanager", "_saved")}
 )
-
-
-def _ids(d: dict) -> tuple[tuple, tuple, tuple]:
-    return tuple(map(id, d)), tuple(map(id, d.values())), tuple(d)
-
-
-def _submodule(value: object, name: str) -> bool:
-    """True if `value` is the module `name` (a package gains its submodules on import)."""
-    return type(value).__name__ == "module" and sys.modules.get(name) is value
+_VETO = "refused by the scoring harness"
+# Signal handlers run between any two bytecodes, the guard's own included: none may be set.
+_SIGNAL_SETTERS = ("signal", "setitimer", "alarm")
 
 
 class Refused(RuntimeError):
     """What the code under test gets for an operation the guard refuses."""
 
 
-def _module_names() -> tuple[str, ...]:
-    return tuple(n for n in FAST_MODULES if n in sys.modules)
+def _refuse_signals(*args: object, **kwargs: object) -> None:
+    raise Refused(f"signal handlers and timers are {_VETO}")
 
 
-def install(  # noqa: C901 - one closure keeps the guard's state out of reach
+def install(**kwargs: object) -> None:
+    """Install the guard (once per process, before any code under test is imported).
+
+    The implementation runs with a private copy of this module's globals and of the
+    builtins, made now, while they are still genuine; see `_install` for the arguments.
+    """
+    private = dict(globals())
+    private["__builtins__"] = dict(builtins.__dict__)
+    fresh = types.FunctionType(_install.__code__, private, "_install")
+    fresh.__kwdefaults__ = dict(_install.__kwdefaults__ or {})
+    import signal
+
+    for module in (signal, sys.modules.get("_signal")):
+        for name in _SIGNAL_SETTERS:
+            if module is not None and hasattr(module, name):
+                setattr(module, name, _refuse_signals)
+    fresh(**kwargs)
+
+
+def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     *,
     out_fd: int,
     tree: str,
@@ -122,7 +132,7 @@ def install(  # noqa: C901 - one closure keeps the guard's state out of reach
     harness_dir: str,
     canonical_imports: tuple[str, ...] = (),
 ) -> None:
-    """Install the guard (once per process, before any code under test is imported).
+    """The guard proper.
 
     Args:
         out_fd: the channel's file descriptor (records go there, tagged with a nonce the
@@ -131,19 +141,67 @@ def install(  # noqa: C901 - one closure keeps the guard's state out of reach
         canonical_codes: ids of every code object compiled from canonical test files.
         keep: the code objects themselves (keeps the ids valid).
         caller_codes: ids of the code objects allowed to report (the reporter's).
-        harness_dir: this package's directory (its frames are trusted, its files private).
+        harness_dir: the worker's directory (its frames are trusted, its files private).
         canonical_imports: modules that canonical tests import (watched like pytest).
     """
-    # Everything below is local to this call: after it returns, only the hook refers to it.
-    framer = Framer(out_fd)
-    emit = framer.emit
-    del framer
-    getframe = sys._getframe
-    getpid = os.getpid
     import _thread
+    import gc
 
+    try:
+        from _json import encode_basestring_ascii as enc
+    except ImportError:  # pragma: no cover
+        from json.encoder import py_encode_basestring_ascii as enc
+
+    write = os.write
+    getpid = os.getpid
+    getframe = sys._getframe
     get_ident = _thread.get_ident
+    gc_enabled, gc_disable, gc_enable = gc.isenabled, gc.disable, gc.enable
+    ModuleType = types.ModuleType
+    FunctionType = types.FunctionType
+    module_dict = ModuleType.__dict__["__dict__"].__get__
+    tdict = type.__dict__["__dict__"].__get__
+    qualname_of = type.__dict__["__qualname__"].__get__
+    code_of = FunctionType.__dict__["__code__"].__get__
+    str_str = str.__str__
+    owner = getpid()
     main_thread = get_ident()
+
+    def plain(value: object, limit: int = 4000) -> str:
+        if type(value) is not str:
+            value = str_str(value) if issubclass(type(value), str) else "<not text>"
+        return value[:limit]
+
+    def dumps(value: object) -> str:
+        t = type(value)
+        if t is str:
+            return enc(value)
+        if t is bool:
+            return "true" if value else "false"
+        if t is int:
+            return int.__repr__(value)  # type: ignore[arg-type]
+        if t is type(None):
+            return "null"
+        if t is list or t is tuple:
+            return "[" + ",".join([dumps(v) for v in value]) + "]"  # type: ignore[attr-defined]
+        if t is dict:
+            items = value.items()  # type: ignore[attr-defined]
+            return "{" + ",".join([enc(plain(k)) + ":" + dumps(v) for k, v in items]) + "}"
+        return "null"
+
+    nonce = os.urandom(16).hex().encode()
+
+    def emit(record: dict) -> None:
+        if getpid() != owner:
+            return  # a fork of the test process (code under test called os.fork)
+        view = memoryview(nonce + b" " + dumps(record).encode("ascii") + b"\n")
+        while view:
+            view = view[write(out_fd, view) :]
+
+    view = memoryview(nonce + b"\n")
+    while view:
+        view = view[write(out_fd, view) :]
+
     root = tree.rstrip("/") + "/"
     real_root = os.path.realpath(tree).rstrip("/") + "/"
     roots = tuple(dict.fromkeys((root, real_root)))
@@ -155,33 +213,25 @@ def install(  # noqa: C901 - one closure keeps the guard's state out of reach
     categories: dict[object, int] = {}
     busy: set[int] = set()
     findings: list[dict] = []
-    loaded_files: set[str] = set()
-    loaded_modules: set[str] = set()
-    genuine_modules = dict(sys.modules)
-    import types
-
-    ModuleType = types.ModuleType
-    FunctionType = types.FunctionType
-    MethodType = types.MethodType
-    code_attr = FunctionType.__dict__["__code__"].__get__
-    tdict = type.__dict__["__dict__"].__get__
-    mro_of = type.__dict__["__mro__"].__get__
+    # What was loaded, by the test file on whose behalf ("": the session's).
+    loaded_files: dict[str, set[str]] = {}
+    loaded_modules: dict[str, set[str]] = {}
+    genuine_modules = {plain(k): v for k, v in sys.modules.items()}
+    modules_dict = sys.modules
 
     def category(filename: object) -> int:
-        c = categories.get(filename)
+        c = categories.get(filename) if type(filename) is str else ANONYMOUS
         if c is None:
-            if type(filename) is not str:
-                c = ANONYMOUS
-            elif filename.startswith(test_roots):
+            if filename.startswith(test_roots):  # type: ignore[union-attr]
                 c = CANONICAL
-            elif filename.startswith(roots):
+            elif filename.startswith(roots):  # type: ignore[union-attr]
                 c = WORKSPACE
-            elif filename.startswith(TRUSTED_PREFIXES) or filename.startswith(harness_root):
+            elif filename.startswith(TRUSTED_PREFIXES) or filename.startswith(harness_root):  # type: ignore[union-attr]
                 c = TRUSTED
             else:
                 c = ANONYMOUS
             categories[filename] = c
-        return c
+        return c  # type: ignore[return-value]
 
     def untrusted_frame(frame: object) -> object | None:
         """The newest frame of untrusted code on the stack from `frame` down, or None."""
@@ -197,12 +247,12 @@ def install(  # noqa: C901 - one closure keeps the guard's state out of reach
         if frame is None:
             return "?"
         code = frame.f_code  # type: ignore[attr-defined]
-        fn = str(code.co_filename)
+        fn = plain(code.co_filename)
         for r in roots:
             if fn.startswith(r):
                 fn = fn[len(r) :]
                 break
-        return f"{fn}:{frame.f_lineno} in {code.co_name}"  # type: ignore[attr-defined]
+        return f"{fn}:{int(frame.f_lineno or 0)} in {plain(code.co_name)}"  # type: ignore[attr-defined]
 
     def is_private(filename: object) -> bool:
         """Canonical tests and the harness itself: what untrusted code may not look into."""
@@ -215,70 +265,90 @@ def install(  # noqa: C901 - one closure keeps the guard's state out of reach
             or "/pluggy/" in filename
         )
 
+    def normalize(path: str) -> str:
+        """An absolute path without `.` and `..` (relative ones against the tree)."""
+        if not path.startswith("/"):
+            path = root + path
+        parts: list[str] = []
+        for part in path.split("/"):
+            if part == "..":
+                if parts:
+                    parts.pop()
+            elif part and part != ".":
+                parts.append(part)
+        return "/" + "/".join(parts)
+
     # ------------------------------------------------------------ per-test state
     state: dict = {
         "collected": None,
-        "items": {},  # id(item) -> (item, nodeid, qualname, file)
-        "current": None,  # (item, nodeid, qualname, file)
+        "items": {},  # nodeid -> (qualname, file, facts at collection)
+        "current": None,  # nodeid
         "phases": [],
         "in_call": False,
         "done": False,
-        "finished": False,
-        "params": {},  # id(item) -> pure copy of its parameters
-        "funcargs": None,  # ids of the current item's fixture values after setup
+        "funcargs": None,
         "plugins": None,
-        "start_plugins": (),
-        "pm": None,
-        "canonical": None,  # canonical modules' globals: ids, and copies of their data
+        "canonical": None,
+        "owner": "",  # the test file whose collection or test is running
+        "workspace_ran": False,  # a workspace module was loaded
     }
 
     def current_test() -> str:
         cur = state["current"]
-        return cur[1] if cur is not None else "(collection)" if state["collected"] is None else ""
+        if cur is not None:
+            return cur
+        return "(collection)" if state["collected"] is None else ""
 
     def flag(kind: str, detail: str) -> None:
         if len(findings) >= MAX_FINDINGS:
             return
-        finding = {"kind": kind, "test": current_test(), "detail": plain(detail, 500)}
+        finding = {"kind": plain(kind, 40), "test": current_test(), "detail": plain(detail, 500)}
         findings.append(finding)
         emit({"ev": "integrity", **finding})
 
     # ------------------------------------------------------------ snapshots
+    def ids(d: object) -> list:
+        return [tuple(map(id, d)), tuple(map(id, d.values())), tuple(d)]  # type: ignore[attr-defined, call-overload]
+
     def snapshot_of(names: tuple[str, ...]) -> list[list]:
         """[label, dict, key ids, value ids, keys] of each module and of its classes."""
         out = []
-
-        def add(label: str, d: object) -> None:
-            out.append([label, d, tuple(map(id, d)), tuple(map(id, d.values())), tuple(d)])  # type: ignore[attr-defined, call-overload]
-
         for name in names:
-            mod = sys.modules.get(name)
-            if mod is None:
+            mod = modules_dict.get(name)
+            if mod is None or not issubclass(type(mod), ModuleType):
                 continue
-            add(name, mod.__dict__)
-            for v in list(mod.__dict__.values()):
-                if isinstance(v, type) and getattr(v, "__module__", None) == name:
-                    add(f"{name}.{v.__qualname__}", tdict(v))
+            d = module_dict(mod)
+            out.append([name, d, *ids(d)])
+            for v in list(d.values()):
+                if issubclass(type(v), type) and tdict(v).get("__module__") == name:
+                    cd = tdict(v)
+                    out.append([f"{name}.{plain(qualname_of(v), 200)}", cd, *ids(cd)])
         return out
 
+    own_package = __name__.rpartition(".")[0]
     fast_names = tuple(
         dict.fromkeys(
-            [*_module_names(), *(n for n in canonical_imports if n in sys.modules)]
-            + [n for n in sys.modules if n.startswith(__name__.rpartition(".")[0] + ".")]
+            [n for n in FAST_MODULES if n in modules_dict]
+            + [n for n in canonical_imports if n in modules_dict]
+            + [n for n in modules_dict if plain(n).startswith(own_package + ".")]
         )
     )
-    fast = snapshot_of(fast_names)
-    fast.append(["the builtins of canonical tests", BUILTINS, *_ids(BUILTINS)])
     full_names = tuple(
-        n
-        for n, m in sys.modules.items()
-        if n not in fast_names
-        and isinstance(m, ModuleType)
-        and n.split(".")[0] in ("pytest", "_pytest", "pluggy", "iniconfig")
+        plain(n)
+        for n, m in list(modules_dict.items())
+        if plain(n) not in fast_names
+        and issubclass(type(m), ModuleType)
+        and plain(n).split(".")[0] in ("pytest", "_pytest", "pluggy", "iniconfig")
     )
-    full = snapshot_of(full_names)
 
-    def check_snapshot(snap: list) -> None:
+    def take_snapshots() -> tuple[list, list]:
+        fast = snapshot_of(fast_names)
+        fast.append(["the builtins of canonical tests", BUILTINS, *ids(BUILTINS)])
+        return fast, snapshot_of(full_names)
+
+    fast, full = take_snapshots()
+
+    def check_snapshot(snap: list) -> bool:
         for entry in snap:
             label, d, keys, values, key_objects = entry
             if tuple(map(id, d.values())) == values and tuple(map(id, d)) == keys:
@@ -288,128 +358,61 @@ def install(  # noqa: C901 - one closure keeps the guard's state out of reach
             changed = {k for k in before.keys() | now.keys() if before.get(k) != now.get(k)}
             names = {id(k): k for k in (*key_objects, *d)}
             named = sorted(plain(names.get(k, "?"), 80) for k in changed)
-            old_names = set(key_objects)
+            old_names = {plain(k) for k in key_objects}
             bad = [
                 n
                 for n in named
                 if ("*", n) not in LEGITIMATE_CHANGES
                 and (label, n) not in LEGITIMATE_CHANGES
-                and not (n not in old_names and _submodule(d.get(n), f"{label}.{n}"))
+                and not (n not in old_names and submodule(d.get(n), f"{label}.{n}"))
             ]
-            if not bad:
-                entry[2:] = tuple(map(id, d)), tuple(map(id, d.values())), tuple(d)
+            if bad:
+                flag(
+                    "harness_changed", f"the code under test changed {label}: {', '.join(bad[:3])}"
+                )
+                return False
+            entry[2:] = ids(d)
+        return True
+
+    def submodule(value: object, name: str) -> bool:
+        """True if `value` is the module `name` (a package gains its submodules on import)."""
+        return issubclass(type(value), ModuleType) and modules_dict.get(name) is value
+
+    def canonical_modules() -> dict[str, dict]:
+        out = {}
+        for m in list(modules_dict.values()):
+            if not issubclass(type(m), ModuleType):
                 continue
-            flag("harness_changed", f"the code under test changed {label}: {', '.join(bad[:3])}")
-            return
-
-    def class_attr(cls: object, name: str) -> object:
-        for k in mro_of(cls) if isinstance(cls, type) else ():
-            if name in tdict(k):
-                return tdict(k)[name]
-        return None
-
-    report_type = getattr(sys.modules.get("_pytest.reports"), "TestReport", None)
-    report_nodeid = class_attr(report_type, "nodeid")
-    item_nodeid = class_attr(getattr(sys.modules.get("_pytest.nodes"), "Node", None), "nodeid")
-
-    def nodeid_of(obj: object, prop: object) -> str:
-        value = prop.__get__(obj) if prop is not None else getattr(obj, "nodeid", "")  # type: ignore[attr-defined]
-        return plain(value)
-
-    item_types: dict[type, frozenset[str]] = {}
-    for modname, clsname in (
-        ("_pytest.python", "Function"),
-        ("_pytest.unittest", "TestCaseFunction"),
-    ):
-        cls = getattr(sys.modules.get(modname), clsname, None)
-        if isinstance(cls, type):
-            names = set()
-            for k in mro_of(cls):
-                for n, v in tdict(k).items():
-                    if callable(v) or isinstance(v, property | staticmethod | classmethod):
-                        names.add(n)
-            item_types[cls] = frozenset(names - {"__init__"})
-
-    def plugin_state(pm: object) -> tuple[tuple, tuple]:
-        plugins = tuple(sorted(map(id, pm.get_plugins())))  # type: ignore[attr-defined]
-        impls = []
-        for name in CRITICAL_HOOKS:
-            hook = getattr(pm.hook, name, None)  # type: ignore[attr-defined]
-            if hook is not None:
-                impls.append(tuple((id(i), id(i.function)) for i in hook.get_hookimpls()))
-        return plugins, tuple(impls)
-
-    def pure(value: object, depth: int = 0) -> object:
-        """A deep copy of built-in data (None for anything else)."""
-        t = type(value)
-        if t in (int, float, complex, str, bytes, bool, type(None)):
-            return value
-        if depth > 20:
-            return None
-        if t in (list, tuple, set, frozenset):
-            out = [pure(v, depth + 1) for v in value]  # type: ignore[attr-defined]
-            if any(o is None and v is not None for o, v in zip(out, value, strict=True)):  # type: ignore[call-overload]
-                return None
-            return t(out)  # type: ignore[call-arg]
-        if t is dict:
-            items = [(pure(k, depth + 1), pure(v, depth + 1)) for k, v in value.items()]  # type: ignore[attr-defined]
-            if any(
-                (pk is None and k is not None) or (pv is None and v is not None)
-                for (pk, pv), (k, v) in zip(items, value.items(), strict=True)  # type: ignore[attr-defined]
-            ):
-                return None
-            return dict(items)
-        return None
-
-    def canonical_modules() -> list[ModuleType]:
-        return [
-            m
-            for m in list(sys.modules.values())
-            if isinstance(m, ModuleType)
-            and isinstance(getattr(m, "__file__", None), str)
-            and m.__file__.startswith(test_roots)  # type: ignore[union-attr]
-        ]
+            d = module_dict(m)
+            f = d.get("__file__")
+            if type(f) is str and f.startswith(test_roots):
+                out[plain(d.get("__name__"), 200)] = d
+        return out
 
     def check_canonical_modules(first: bool) -> None:
-        seen: dict[str, tuple[tuple, tuple, tuple, dict]] = {}
-        for m in canonical_modules():
-            d = m.__dict__
-            name = plain(m.__name__, 200)
+        seen: dict[str, list] = {}
+        for name, d in canonical_modules().items():
             if d.get("__builtins__") is not BUILTINS or d.get("@swarm_h") is not HELPERS:
                 flag("test_module_changed", f"the helpers of {name} were replaced")
+            kept = {}
             for k, v in list(d.items()):
-                if isinstance(v, ModuleType) and genuine_modules.get(v.__name__, v) is not v:
-                    flag("test_module_changed", f"{name}.{plain(k, 80)} is not the real module")
-            # Its functions, classes and modules (its data it may change itself: a cache).
-            kept = {k: v for k, v in d.items() if isinstance(v, ModuleType | type | FunctionType)}
-            seen[name] = (*_ids(kept), {})
+                tv = type(v)
+                if issubclass(tv, ModuleType):
+                    modname = plain(module_dict(v).get("__name__"), 200)
+                    if genuine_modules.get(modname, v) is not v:
+                        flag("test_module_changed", f"{name}.{plain(k, 80)} is not the real module")
+                if issubclass(tv, ModuleType) or tv is FunctionType or issubclass(tv, type):
+                    kept[k] = v  # its functions, classes and modules (not its data: a cache)
+            seen[name] = ids(kept)
         if first:
             state["canonical"] = seen
             return
-        before = state["canonical"] or {}
-        for name, (keys, values, key_objects, data) in seen.items():
-            old = before.get(name)
-            if old is None:
-                continue  # imported after collection: by a test, not seen before
-            if old[:2] != (keys, values) or old[3] != data:
-                changed = sorted(
-                    str(k)
-                    for k in set(key_objects) | set(old[2])
-                    if (k in data) != (k in old[3]) or data.get(k) != old[3].get(k)
-                ) or ["an attribute"]
-                if old[:2] != (keys, values):
-                    ids_now = dict(zip(key_objects, values, strict=True))
-                    ids_then = dict(zip(old[2], old[1], strict=True))
-                    changed = (
-                        sorted(
-                            {
-                                str(k)
-                                for k in ids_now.keys() | ids_then.keys()
-                                if ids_now.get(k) != ids_then.get(k)
-                            }
-                        )
-                        or changed
-                    )
+        for name, (keys, values, key_objects) in seen.items():
+            old = (state["canonical"] or {}).get(name)
+            if old is not None and (old[0], old[1]) != (keys, values):
+                now = dict(zip(map(plain, key_objects), values, strict=True))
+                then = dict(zip(map(plain, old[2]), old[1], strict=True))
+                changed = sorted(k for k in now.keys() | then.keys() if now.get(k) != then.get(k))
                 flag(
                     "test_module_changed",
                     f"the code under test changed {name}: {', '.join(changed[:3])}",
@@ -417,122 +420,89 @@ def install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 state["canonical"] = seen
                 return
 
-    def check_item(entry: tuple) -> None:
-        item, nodeid, qualname, file = entry
-        methods = item_types.get(type(item))
-        if methods is None:
-            flag("item_changed", f"{nodeid} is not a pytest test item")
-            return
-        overrides = methods.intersection(item.__dict__)
-        if overrides:
-            flag("item_changed", f"{nodeid}: its {sorted(overrides)[0]} was replaced")
-        if nodeid_of(item, item_nodeid) != nodeid:
-            flag("item_changed", f"a test item was renamed to {nodeid_of(item, item_nodeid)}")
-        obj = item.__dict__.get("_obj")
-        func = obj.__func__ if isinstance(obj, MethodType) else obj
-        if obj is not None and not (
-            isinstance(func, FunctionType) and id(code_attr(func)) in canonical
-        ):
-            flag("item_changed", f"{nodeid}: its test function is not canonical code")
-        params = getattr(getattr(item, "callspec", None), "params", None)
-        if params is not None and pure(dict(params)) != state["params"].get(id(item)):
-            flag("item_changed", f"{nodeid}: its parameters were changed")
+    def plugins_ok(got: object, where_: str) -> None:
+        if state["plugins"] is not None and got != state["plugins"]:
+            flag("plugin_added", f"a pytest plugin or hook implementation was added ({where_})")
 
     # ------------------------------------------------------------ reporting
     def report(kind: str, args: tuple) -> None:  # noqa: C901 - one branch per pytest event
         if kind == "collectstart":
+            state["owner"] = plain(args[0]).partition("::")[0]
             emit({"ev": "collect", "file": plain(args[0])})
         elif kind == "collecterror":
             emit({"ev": "collect_error", "file": plain(args[0]), "text": plain(args[1])})
         elif kind == "sessionstart":
-            state["pm"] = args[0]
-            state["start_plugins"] = plugin_state(args[0])[0]
-            if not loaded_files:
+            if not state["workspace_ran"]:
                 # Only pytest has run since the snapshot (configuring itself): take it again.
-                fast[:] = snapshot_of(fast_names)
-                fast.append(["the builtins of canonical tests", BUILTINS, *_ids(BUILTINS)])
-                full[:] = snapshot_of(full_names)
+                fast[:], full[:] = take_snapshots()
         elif kind == "collected":
-            session = args[0]
-            items = list(session.items)
-            ids = [nodeid_of(it, item_nodeid) for it in items]
-            state["collected"] = ids
-            for it, nid in zip(items, ids, strict=True):
+            items, plugins, foreign = args
+            collected = []
+            for nodeid, facts in items:
+                nid = plain(nodeid)
                 path, _, rest = nid.partition("::")
                 qual = ".".join(p for p in rest.partition("[")[0].split("::") if p)
-                state["items"][id(it)] = (it, nid, qual, root + path)
-                params = getattr(getattr(it, "callspec", None), "params", None)
-                if params is not None:
-                    state["params"][id(it)] = pure(dict(params))
-            state["plugins"] = plugin_state(state["pm"])
-            for plugin in state["pm"].get_plugins():
-                if id(plugin) in state["start_plugins"]:
-                    continue
-                f = getattr(plugin, "__file__", None) if isinstance(plugin, ModuleType) else None
-                if not (isinstance(f, str) and f.startswith(test_roots)):
-                    flag("plugin_added", "a pytest plugin was registered by the code under test")
+                state["items"][nid] = (qual, root + path, facts)
+                collected.append(nid)
+            state["collected"] = collected
+            state["plugins"] = plugins
+            for plugin in foreign:
+                flag(
+                    "plugin_added",
+                    f"a pytest plugin was registered by the code under test: {plain(plugin, 200)}",
+                )
             check_snapshot(fast)
             check_snapshot(full)
             check_canonical_modules(first=True)
-            emit({"ev": "collected", "ids": ids})
+            state["owner"] = ""
+            emit({"ev": "collected", "ids": collected})
         elif kind == "start":
-            entry = state["items"].get(id(args[0]))
+            nodeid, facts, plugins = plain(args[0]), args[1], args[2]
+            entry = state["items"].get(nodeid)
             if entry is None:
-                flag("item_changed", "a test item that was not collected started")
+                flag("item_changed", f"a test item that was not collected started: {nodeid}")
                 return
-            state["current"] = entry
+            state["current"] = nodeid
+            state["owner"] = nodeid.partition("::")[0]
             state["phases"] = []
             state["done"] = state["in_call"] = False
             state["funcargs"] = None
-            emit({"ev": "start", "id": entry[1]})
-            check_item(entry)
-            if plugin_state(state["pm"]) != state["plugins"]:
-                flag("plugin_added", "a pytest plugin or hook implementation was added")
+            emit({"ev": "start", "id": nodeid})
+            check_item(nodeid, entry, facts)
+            plugins_ok(plugins, "during the run")
         elif kind == "call":
-            cur = state["current"]
-            if cur is None or args[0] is not cur[0]:
-                flag("item_changed", "a test was called outside its own protocol")
+            nodeid, starting, facts, funcargs = plain(args[0]), args[1], args[2], args[3]
+            if nodeid != state["current"]:
+                flag("item_changed", f"a test was called outside its own protocol: {nodeid}")
                 return
-            state["in_call"] = bool(args[1])
-            funcargs = getattr(cur[0], "funcargs", {})
-            ids = tuple((k, id(v)) for k, v in funcargs.items())
-            if args[1]:
-                check_item(cur)
-                state["funcargs"] = ids
-            elif state["funcargs"] is not None and ids != state["funcargs"]:
-                flag("item_changed", f"{cur[1]}: its fixture values were replaced")
+            state["in_call"] = bool(starting)
+            if starting:
+                check_item(nodeid, state["items"][nodeid], facts)
+                state["funcargs"] = funcargs
+            elif state["funcargs"] is not None and funcargs != state["funcargs"]:
+                flag("item_changed", f"{nodeid}: its fixture values were replaced during its call")
         elif kind == "logreport":
-            rep, text = args
+            nodeid, when, outcome, text = (plain(a) for a in args)
             cur = state["current"]
-            if type(rep) is not report_type:
-                flag("report_changed", "a report of another kind than pytest's")
+            if nodeid != cur:
+                flag("report_changed", f"a report for a test that is not running: {nodeid}")
                 return
-            d = rep.__dict__
-            when, outcome = d.get("when"), d.get("outcome")
-            if cur is None or nodeid_of(rep, report_nodeid) != cur[1]:
-                flag("report_changed", "a report for a test that is not running")
-                return
-            if type(when) is not str or type(outcome) is not str:
-                flag("report_changed", f"{cur[1]}: a report of an unknown kind")
+            if when not in ("setup", "call", "teardown"):
+                flag("report_changed", f"{cur}: a report for an unknown phase")
                 return
             if any(w == when for w, _ in state["phases"]):
-                flag("report_changed", f"{cur[1]}: two reports for its {when} phase")
+                flag("report_changed", f"{cur}: two reports for its {when} phase")
             state["phases"].append((when, outcome))
             if outcome != "passed":
-                emit(
-                    {
-                        "ev": "bad",
-                        "id": cur[1],
-                        "when": when,
-                        "text": ("skipped: " if outcome == "skipped" else "") + plain(text),
-                    }
-                )
+                prefix = "skipped: " if outcome == "skipped" else ""
+                emit({"ev": "bad", "id": cur, "when": when, "text": prefix + text})
         elif kind == "finish_test":
+            nodeid, facts = plain(args[0]), args[1]
             cur = state["current"]
-            if cur is None or args[0] != cur[1]:
-                flag("report_changed", "a test finished that was not running")
+            if nodeid != cur:
+                flag("report_changed", f"a test finished that was not running: {nodeid}")
                 return
-            check_item(cur)
+            check_item(cur, state["items"][cur], facts)
             check_snapshot(fast)
             check_canonical_modules(first=False)
             phases = state["phases"]
@@ -540,66 +510,83 @@ def install(  # noqa: C901 - one closure keeps the guard's state out of reach
             if reported and not state["done"]:
                 flag(
                     "outcome_forged",
-                    f"{cur[1]}: pytest reported a pass, but the test's body did not run to its end",
+                    f"{cur}: pytest reported a pass, but its body did not run to its end",
                 )
             passed = reported and state["done"] and not findings
-            emit({"ev": "done", "id": cur[1], "passed": passed})
+            emit({"ev": "done", "id": cur, "passed": passed})
             state["current"] = None
+            state["owner"] = ""
         elif kind == "sessionfinish":
             check_snapshot(fast)
             check_snapshot(full)
             check_canonical_modules(first=False)
-            if state["plugins"] is not None and plugin_state(state["pm"]) != state["plugins"]:
-                flag("plugin_added", "a pytest plugin or hook implementation was added")
+            plugins_ok(args[0], "at the end of the run")
             emit(
                 {
                     "ev": "loaded",
-                    "files": sorted(loaded_files),
-                    "modules": sorted(loaded_modules),
+                    "files": {k: sorted(v) for k, v in loaded_files.items()},
+                    "modules": {k: sorted(v) for k, v in loaded_modules.items()},
                 }
             )
-            state["finished"] = True
             emit({"ev": "finish"})
         elif kind == "error":
             emit({"ev": "error", "text": plain(args[0], 500)})
+
+    def check_item(nodeid: str, entry: tuple, facts: object) -> None:
+        """Facts the reporter gathered about an item: (kind ok, overrides, code id, params)."""
+        if type(facts) is not tuple or len(facts) != 4:
+            flag("item_changed", f"{nodeid}: unreadable")
+            return
+        kind_ok, overrides, code_id, params = facts
+        if kind_ok is not True:
+            flag("item_changed", f"{nodeid} is not a pytest test item")
+        elif overrides:
+            flag("item_changed", f"{nodeid}: its {plain(overrides[0], 80)} was replaced")
+        elif code_id not in canonical:
+            flag("item_changed", f"{nodeid}: its test function is not canonical code")
+        elif params != entry[2][3]:
+            flag("item_changed", f"{nodeid}: its parameters were changed")
 
     # ------------------------------------------------------------ the hook
     def on_report(args: tuple) -> None:
         caller = getframe(2)  # 0: on_report, 1: hook, 2: the caller of sys.audit
         bad = untrusted_frame(caller)
         if id(caller.f_code) not in callers or get_ident() != main_thread or bad is not None:
-            culprit = where(bad if bad is not None else caller)
-            flag("report_forged", f"a report reached the scoring channel from {culprit}")
+            flag(
+                "report_forged",
+                f"a report reached the scoring channel from {where(bad if bad is not None else caller)}",
+            )
             raise Refused(_VETO)
+        if not args or type(args[0]) is not str:
+            return
         report(args[0], args[1:])
 
     def on_done() -> None:
         caller = getframe(2)
         cur = state["current"]
         code = caller.f_code
+        if cur is None or not state["in_call"] or id(code) not in canonical:
+            return
+        qual, file = state["items"][cur][:2]
         if (
-            cur is None
-            or not state["in_call"]
-            or id(code) not in canonical
-            or getattr(code, "co_qualname", cur[2].rpartition(".")[2]) != cur[2]
-            or code.co_filename != cur[3]
+            getattr(code, "co_qualname", qual.rpartition(".")[2]) != qual
+            or code.co_filename != file
         ):
             return  # another canonical function's end: not this test's
         if get_ident() != main_thread or untrusted_frame(caller) is not None:
-            flag("outcome_forged", f"{cur[1]}: its body was run by the code under test")
+            flag("outcome_forged", f"{cur}: its body was run by the code under test")
             return
         state["done"] = True
-
-    transparent = ("/inspect.py", "/traceback.py")
 
     def frame_user(frame: object) -> object | None:
         """The frame on whose behalf a frame-returning function runs (skips inspect etc.)."""
         f = frame
         while f is not None:
-            fn = f.f_code.co_filename  # type: ignore[attr-defined]
-            if not (
-                fn.endswith(transparent)
-                or (fn.endswith("/logging/__init__.py") and f.f_code.co_name == "<lambda>")  # type: ignore[attr-defined]
+            code = f.f_code  # type: ignore[attr-defined]
+            fn = code.co_filename
+            if type(fn) is not str or not (
+                fn.endswith(("/inspect.py", "/traceback.py"))
+                or (fn.endswith("/logging/__init__.py") and code.co_name == "<lambda>")
             ):
                 return f
             f = f.f_back  # type: ignore[attr-defined]
@@ -608,137 +595,149 @@ def install(  # noqa: C901 - one closure keeps the guard's state out of reach
     def on_getframe(event: str, args: tuple) -> None:
         caller = getframe(2)
         user = frame_user(caller)
-        if user is None or category(user.f_code.co_filename) < WORKSPACE:  # type: ignore[attr-defined]
+        if user is not None and category(user.f_code.co_filename) < WORKSPACE:  # type: ignore[attr-defined]
             returned = args[0] if args else None
             if returned is None or not is_private(returned.f_code.co_filename):
                 return
             if untrusted_frame(caller) is None:
                 return
-        flag("frame_introspection", f"the code under test called {event}")
+        flag("frame_introspection", f"{where(user)} called {event}")
         raise Refused(_VETO)
 
     def on_getattr(args: tuple) -> None:
         obj, name = args[0], args[1]
         if name == "__code__":
-            target = code_attr(obj) if isinstance(obj, FunctionType) else None
+            target = code_of(obj) if type(obj) is FunctionType else None
             if target is None or not is_private(target.co_filename):
                 return
             bad = untrusted_frame(getframe(2))
             if bad is not None:
-                flag("code_introspection", f"{where(bad)} read the code of {target.co_qualname}")
+                flag("code_introspection", f"{where(bad)} read the code of {plain(target.co_name)}")
                 raise Refused(_VETO)
             return
         caller = getframe(2)
         if name == "f_code":
             if is_private(obj.f_code.co_filename) and untrusted_frame(caller) is not None:
-                flag("frame_introspection", "the code under test inspected a test or harness frame")
+                flag(
+                    "frame_introspection",
+                    f"{where(untrusted_frame(caller))} inspected a test or harness frame",
+                )
                 raise Refused(_VETO)
         elif name == "tb_frame":
             frame = obj.tb_frame
             direct = category(caller.f_code.co_filename) >= WORKSPACE
             private = is_private(frame.f_code.co_filename)
             if direct or (private and untrusted_frame(caller) is not None):
-                flag("frame_introspection", "the code under test took a frame from a traceback")
+                flag("frame_introspection", f"{where(caller)} took a frame from a traceback")
                 raise Refused(_VETO)
-        else:  # gi_frame, cr_frame, ag_frame and their code
+        elif name in ("gi_frame", "cr_frame", "ag_frame", "gi_code", "cr_code", "ag_code"):
             user = frame_user(caller)
-            if user is not None and category(user.f_code.co_filename) >= WORKSPACE:
-                flag("frame_introspection", f"the code under test read .{name}")
+            if user is not None and category(user.f_code.co_filename) >= WORKSPACE:  # type: ignore[attr-defined]
+                flag("frame_introspection", f"{where(user)} read .{plain(name)}")
                 raise Refused(_VETO)
 
     def on_setattr(args: tuple) -> None:
         obj, name = args[0], args[1]
-        if isinstance(obj, FunctionType) and name in ("__code__", "__defaults__", "__kwdefaults__"):
-            if category(code_attr(obj).co_filename) < WORKSPACE:
+        if type(obj) is FunctionType and name in ("__code__", "__defaults__", "__kwdefaults__"):
+            if category(code_of(obj).co_filename) < WORKSPACE:
                 flag(
-                    "harness_changed", f"the code under test replaced {name} of {obj.__qualname__}"
+                    "harness_changed",
+                    f"the code under test replaced {name} of {plain(code_of(obj).co_name)}",
                 )
                 raise Refused(_VETO)
 
     def on_open(args: tuple) -> None:
         path = args[0] if args else None
-        if isinstance(path, bytes):
+        if type(path) is bytes:
             path = path.decode("utf-8", "replace")
-        if not isinstance(path, str):
+        if type(path) is not str:
+            path = plain(path) if issubclass(type(path), str) else None
+        if path is None:
             return
-        if path.startswith("/proc/") and (path.endswith("/mem") or "/map_files" in path):
-            flag("memory_access", f"the code under test opened {path}")
+        full = normalize(path)
+        if full.startswith("/proc/") and (full.endswith("/mem") or "/map_files" in full):
+            flag("memory_access", f"the code under test opened {full}")
             raise Refused(_VETO)
-        full = path if path.startswith("/") else os.path.join(root, path)
-        full = os.path.normpath(full)
         for r in roots:
             if full.startswith(r) and not full.startswith(r + "tests/"):
-                loaded_files.add(full[len(r) :])
+                loaded_files.setdefault(state["owner"], set()).add(full[len(r) :])
+                if full.endswith(".py"):
+                    state["workspace_ran"] = True
                 return
         private = full.startswith(harness_root) or (
             full.startswith(test_roots) and full.endswith(".py")
         )
-        if private and untrusted_frame(getframe(2)) is not None:
-            flag("test_source_read", f"the code under test opened {full[len(root) :] or full}")
-            raise Refused(_VETO)
+        if private:
+            bad = untrusted_frame(getframe(2))
+            if bad is not None:
+                flag("test_source_read", f"{where(bad)} opened {full}")
+                raise Refused(_VETO)
 
     def on_compile(event: str, args: tuple) -> None:
-        if event == "compile":
-            filename = args[1] if len(args) > 1 else None
-        elif event == "code.__new__":
-            filename = args[1] if len(args) > 1 else None
-        else:  # marshal.loads: code objects with any file name at all
-            if category(getframe(2).f_code.co_filename) >= WORKSPACE:
-                flag("code_forged", "the code under test loaded marshalled code")
+        direct = category(getframe(2).f_code.co_filename) >= WORKSPACE
+        if event == "marshal.loads":
+            if direct:
+                flag("code_forged", f"{where(getframe(2))} loaded marshalled code")
                 raise Refused(_VETO)
             return
-        if isinstance(filename, bytes):
+        filename = args[1] if len(args) > 1 else None
+        if type(filename) is bytes:
             filename = filename.decode("utf-8", "replace")
-        direct = category(getframe(2).f_code.co_filename) >= WORKSPACE
         if direct and category(filename) in (TRUSTED, CANONICAL):
-            flag("code_forged", f"the code under test compiled code named {filename!s}")
+            flag("code_forged", f"{where(getframe(2))} compiled code named {plain(filename, 200)}")
             raise Refused(_VETO)
 
-    refused_always = ("gc.get_objects", "gc.get_referrers", "gc.get_referents")
+    frames = ("sys._getframe", "sys._current_frames", "sys._getframemodulename")
+    gc_events = ("gc.get_objects", "gc.get_referrers", "gc.get_referents")
+    interpreter = ("sys.settrace", "sys.setprofile", "sys.addaudithook")
+    compiling = ("compile", "code.__new__", "marshal.loads")
 
     def hook(event: str, args: tuple) -> None:
-        if not event.startswith(("swarm_envs.", "sys.", "object.", "open", "gc.", "ctypes.")) and (
-            event not in ("compile", "code.__new__", "marshal.loads", "import")
-        ):
+        if type(event) is not str:
             return
         me = get_ident()
         if me in busy:
-            return
+            return  # what the guard's own code raises (frames, code objects)
         busy.add(me)
+        was_enabled = gc_enabled()
+        if was_enabled:
+            gc_disable()  # no finalizer of anyone else's may run inside the guard
         try:
             if event == REPORT_EVENT:
                 on_report(args)
             elif event == DONE_EVENT:
                 on_done()
             elif event == FINDING_EVENT:
-                flag(plain(args[0], 40), plain(args[1], 500))
+                flag(plain(args[0] if args else "", 40), plain(args[1] if len(args) > 1 else ""))
             elif event == "open":
                 on_open(args)
             elif event == "import":
                 if args and type(args[0]) is str:
-                    loaded_modules.add(args[0])
+                    loaded_modules.setdefault(state["owner"], set()).add(args[0])
             elif event == "object.__getattr__":
                 on_getattr(args)
-            elif event in ("object.__setattr__", "object.__delattr__"):
+            elif event == "object.__setattr__" or event == "object.__delattr__":
                 on_setattr(args)
-            elif event in ("sys._getframe", "sys._current_frames", "sys._getframemodulename"):
+            elif event in frames:
                 on_getframe(event, args)
-            elif event in refused_always:
+            elif event in gc_events:
                 if untrusted_frame(getframe(1)) is not None:
-                    flag("gc_introspection", f"the code under test called {event}")
+                    flag(
+                        "gc_introspection", f"{where(untrusted_frame(getframe(1)))} called {event}"
+                    )
                     raise Refused(_VETO)
-            elif event in ("sys.settrace", "sys.setprofile") or event.startswith("ctypes."):
-                if getpid() == owner:
-                    flag("interpreter_access", f"the code under test used {event}")
-                    raise Refused(_VETO)
-            elif event in ("compile", "code.__new__", "marshal.loads"):
+            elif event in interpreter or event.startswith(("ctypes.", "sys.monitoring")):
+                flag("interpreter_access", f"{where(getframe(1))} used {event}")
+                raise Refused(_VETO)
+            elif event in compiling:
                 on_compile(event, args)
         except Refused:
             raise
-        except Exception as e:  # noqa: BLE001 - a fault of the guard fails the run, safely
-            flag("guard_error", f"{type(e).__name__}: {e}")
+        except BaseException as e:  # noqa: BLE001 - a fault of the guard fails the run, safely
+            flag("guard_error", f"{plain(type(e).__name__)} while handling {plain(event, 60)}")
         finally:
             busy.discard(me)
+            if was_enabled:
+                gc_enable()
 
-    owner = getpid()
     sys.addaudithook(hook)

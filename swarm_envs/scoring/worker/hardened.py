@@ -38,7 +38,7 @@ FINDING_EVENT = "swarm_envs.finding"
 PARAM = "__swarm__"
 _RT = "@swarm_rt"
 _H = "@swarm_h"
-DONE, EQ, NE, IN, NOT_IN = range(5)
+DONE, EQ, NE, IN, NOT_IN, RAISED, NOT_RAISED, CALL_RAISES = range(8)
 
 #: code from these places defines types whose `__eq__` is trusted
 TRUSTED_PREFIXES: tuple[str, ...] = tuple(
@@ -274,7 +274,69 @@ def strict_not_in(a, c, _strict_in=strict_in):  # noqa: ANN001, ANN201
     return not _strict_in(a, c)
 
 
-HELPERS = (sys.audit, strict_eq, strict_ne, strict_in, strict_not_in)
+def _exception_info(e):  # noqa: ANN001, ANN202
+    """pytest's `ExceptionInfo` of `e`, for the test's own use after the decision."""
+    from _pytest._code import ExceptionInfo
+
+    return ExceptionInfo.from_exception(e)
+
+
+def raised(  # noqa: ANN201
+    e,  # noqa: ANN001
+    expected,  # noqa: ANN001
+    match,  # noqa: ANN001
+    _type=type,
+    _mro=_mro,
+    _tuple=tuple,
+    _str=str,
+    _assert=AssertionError,
+    _info=_exception_info,
+):
+    """The `ExceptionInfo` of `e` if it is what `pytest.raises(expected, match=...)` awaits.
+
+    None if it is not (the caller re-raises it). Decided by the exception's method
+    resolution order, never by `__subclasscheck__` of a class of the code under test.
+    """
+    kinds = expected if _type(expected) is _tuple else (expected,)
+    mro = _mro(_type(e))
+    if not any(k in mro for k in kinds):
+        return None
+    if match is not None:
+        import re
+
+        text = _str(e)
+        if not re.search(match, text):
+            raise _assert(f"Regex pattern did not match.\n Regex: {match!r}\n Input: {text!r}")
+    return _info(e)
+
+
+def not_raised(expected, _assert=AssertionError):  # noqa: ANN001, ANN201
+    """What `pytest.raises` says when nothing was raised."""
+    raise _assert(f"DID NOT RAISE {expected}")
+
+
+def call_raises(expected, func, args, kwargs, _raised=raised, _not_raised=not_raised):  # noqa: ANN001, ANN201
+    """`pytest.raises(expected, func, *args, **kwargs)`."""
+    try:
+        func(*args, **kwargs)
+    except BaseException as e:  # noqa: BLE001 - whatever it raised is judged by `raised`
+        info = _raised(e, expected, None)
+        if info is None:
+            raise
+        return info
+    return _not_raised(expected)
+
+
+HELPERS = (
+    sys.audit,
+    strict_eq,
+    strict_ne,
+    strict_in,
+    strict_not_in,
+    raised,
+    not_raised,
+    call_raises,
+)
 _OPS = {ast.Eq: EQ, ast.NotEq: NE, ast.In: IN, ast.NotIn: NOT_IN}
 
 
@@ -305,6 +367,7 @@ def harden(tree: ast.Module) -> None:
             ast.Attribute(ast.Name(_RT, ast.Load()), "HELPERS", ast.Load()),
         ),
     ]
+    _Raises(_raises_names(tree)).visit(tree)
     at = _prologue_position(tree)
     ref = tree.body[at] if at < len(tree.body) else None
     for stmt in prologue:
@@ -334,6 +397,121 @@ def _locate(new: ast.AST, ref: ast.AST | None) -> ast.AST:
             n.lineno, n.col_offset = line, col  # type: ignore[attr-defined]
             n.end_lineno, n.end_col_offset = line, col  # type: ignore[attr-defined]
     return new
+
+
+def _raises_names(tree: ast.Module) -> frozenset[str]:
+    """The local names that mean pytest's `raises` (`from pytest import raises`)."""
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == "pytest":
+            names.update(a.asname or a.name for a in node.names if a.name == "raises")
+    return frozenset(names)
+
+
+class _Raises(ast.NodeTransformer):
+    """`with pytest.raises(E, match=m) as info: body` -> try/except decided by `raised`.
+
+    `pytest.raises` itself is then never called, so replacing it (or pytest's internals)
+    cannot make a block that raised nothing, or the wrong thing, pass.
+    """
+
+    def __init__(self, local_names: frozenset[str]):
+        self.local_names = local_names
+        self.in_fn = 0
+        self.n = 0
+
+    def _is_raises(self, node: ast.expr) -> bool:
+        if not isinstance(node, ast.Call):
+            return False
+        f = node.func
+        return (
+            isinstance(f, ast.Attribute)
+            and f.attr == "raises"
+            and isinstance(f.value, ast.Name)
+            and f.value.id == "pytest"
+        ) or (isinstance(f, ast.Name) and f.id in self.local_names)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        self.in_fn += 1
+        self.generic_visit(node)
+        self.in_fn -= 1
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if not self._is_raises(node) or len(node.args) < 2 or not self.in_fn:
+            return node
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(
+            k.arg is None for k in node.keywords
+        ):
+            return node
+        expected, func, *rest = node.args
+        args = ast.Tuple(rest, ast.Load())
+        kwargs = ast.Dict(
+            [ast.Constant(k.arg) for k in node.keywords], [k.value for k in node.keywords]
+        )
+        call = ast.Call(_helper(CALL_RAISES, True), [expected, func, args, kwargs], [])
+        return _locate(call, node)
+
+    def visit_With(self, node: ast.With) -> ast.AST | list[ast.stmt]:
+        self.generic_visit(node)
+        if (
+            len(node.items) != 1
+            or not self.in_fn
+            or not self._is_raises(node.items[0].context_expr)
+        ):
+            return node
+        call = node.items[0].context_expr
+        assert isinstance(call, ast.Call)
+        keywords = {k.arg: k.value for k in call.keywords}
+        expected = call.args[0] if call.args else keywords.pop("expected_exception", None)
+        if expected is None or len(call.args) > 1 or set(keywords) - {"match"}:
+            return node  # a form we leave to pytest
+        self.n += 1
+        x, m, ok, e = (f"@swarm_{k}{self.n}" for k in ("x", "m", "ok", "e"))
+
+        def name(n: str, store: bool = False) -> ast.Name:
+            return ast.Name(n, ast.Store() if store else ast.Load())
+
+        handler = ast.ExceptHandler(
+            ast.Name("BaseException", ast.Load()),
+            e,
+            [
+                ast.Assign(
+                    [name(ok, True)],
+                    ast.Call(_helper(RAISED, True), [name(e), name(x), name(m)], []),
+                ),
+                ast.If(ast.Compare(name(ok), [ast.Is()], [ast.Constant(None)]), [ast.Raise()], []),
+            ],
+        )
+        out: list[ast.stmt] = [
+            ast.Assign([name(x, True)], expected),
+            ast.Assign([name(m, True)], keywords.get("match", ast.Constant(None))),
+            ast.Assign([name(ok, True)], ast.Constant(None)),
+            ast.Try(node.body, [handler], [], []),
+            ast.If(
+                ast.Compare(name(ok), [ast.Is()], [ast.Constant(None)]),
+                [ast.Expr(ast.Call(_helper(NOT_RAISED, True), [name(x)], []))],
+                [],
+            ),
+        ]
+        target = node.items[0].optional_vars
+        if target is not None:
+            out.append(ast.Assign([target], name(ok)))
+        for stmt in out:
+            _locate_missing(stmt, node)
+        return out
+
+
+def _locate_missing(new: ast.AST, ref: ast.AST) -> None:
+    """Give the nodes of `new` that have no position the position of `ref`."""
+    line, col = getattr(ref, "lineno", 1), getattr(ref, "col_offset", 0)
+    for n in ast.walk(new):
+        if "lineno" in n._attributes and getattr(n, "lineno", None) is None:
+            n.lineno, n.col_offset = line, col  # type: ignore[attr-defined]
+            n.end_lineno, n.end_col_offset = line, col  # type: ignore[attr-defined]
 
 
 def _prologue_position(tree: ast.Module) -> int:

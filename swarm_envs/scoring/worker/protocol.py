@@ -14,6 +14,11 @@ from __future__ import annotations
 import json
 import os
 
+try:  # the C encoder of JSON strings: no Python code of the json package on the write path
+    from _json import encode_basestring_ascii as _encode_str
+except ImportError:  # pragma: no cover - CPython always has it
+    from json.encoder import py_encode_basestring_ascii as _encode_str
+
 PROTOCOL = 2
 #: longest line a reader keeps; a longer one is dropped (a worker never writes one)
 MAX_LINE = 16 * 1024 * 1024
@@ -38,10 +43,10 @@ class Framer:
         self._write(self._nonce + b"\n")
 
     def emit(self, record: dict) -> None:
-        """Write one record (a JSON-serialisable dict)."""
+        """Write one record (a dict of plain data: str, int, float, bool, None, lists, dicts)."""
         if os.getpid() != self._owner:
             return
-        line = json.dumps(record, separators=(",", ":"), default=str).encode()
+        line = dumps(record).encode("ascii")
         self._write(self._nonce + b" " + line + b"\n")
 
     def _write(self, data: bytes) -> None:
@@ -49,6 +54,44 @@ class Framer:
         while view:
             n = os.write(self._fd, view)
             view = view[n:]
+
+
+def dumps(  # noqa: ANN201
+    value,  # noqa: ANN001
+    _type=type,
+    _str=str,
+    _int=int,
+    _float=float,
+    _bool=bool,
+    _list=list,
+    _tuple=tuple,
+    _dict=dict,
+    _none=None.__class__,
+    _enc=_encode_str,
+    _int_repr=int.__repr__,
+    _float_repr=float.__repr__,
+    _join=",".join,
+):
+    """JSON text of plain data, calling no method of any other type (see `Framer.emit`).
+
+    Anything else is written as its type's name: it was never data worth reporting.
+    """
+    t = _type(value)
+    if t is _str:
+        return _enc(value)
+    if t is _bool:
+        return "true" if value else "false"
+    if t is _int:
+        return _int_repr(value)
+    if t is _float:
+        return _float_repr(value) if value == value and value - value == 0.0 else "null"
+    if t is _none:
+        return "null"
+    if t is _list or t is _tuple:
+        return "[" + _join([dumps(v) for v in value]) + "]"
+    if t is _dict:
+        return "{" + _join([_enc(plain(k)) + ":" + dumps(v) for k, v in value.items()]) + "}"
+    return _enc("<" + plain(t.__name__, 80) + ">")
 
 
 class Deframer:

@@ -166,7 +166,7 @@ class Server:
         notes: list[str] = []
         findings: list[dict] = []
         tampered = ""
-        loaded: dict[str, set[str]] = {"files": set(), "modules": set()}
+        loaded: dict[str, dict[str, set[str]]] = {"files": {}, "modules": {}}
         complete = True
         for _attempt in range(int(req.get("max_restarts", 8)) + 1):
             child = self.fork(tree, targets, select_ids)
@@ -178,8 +178,10 @@ class Server:
                 collect_errors.setdefault(f, text)
             notes.extend(st.notes)
             if st.loaded is not None:
-                loaded["files"].update(map(str, st.loaded.get("files", ())))
-                loaded["modules"].update(map(str, st.loaded.get("modules", ())))
+                for kind in ("files", "modules"):
+                    got = st.loaded.get(kind)
+                    for owner, names in got.items() if isinstance(got, dict) else ():
+                        loaded[kind].setdefault(str(owner), set()).update(map(str, names))
             else:
                 complete = False
             if st.tampered:
@@ -237,7 +239,11 @@ class Server:
             "notes": notes,
             "findings": findings,
             "tampered": tampered,
-            "loaded": {k: sorted(v) for k, v in loaded.items()} if complete else None,
+            "loaded": (
+                {k: {o: sorted(n) for o, n in v.items()} for k, v in loaded.items()}
+                if complete
+                else None
+            ),
             "elapsed": time.monotonic() - start,
         }
 

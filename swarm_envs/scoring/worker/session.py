@@ -109,7 +109,8 @@ def run_pytest(
     sys.path.append(tree)
     code_cache.install_finder(tree)
     try:
-        pytest.main([*base_args(ini, tree), *targets], plugins=[Reporter(select_ids)])
+        reporter = Reporter(select_ids, tests_root=os.path.join(tree, "tests") + os.sep)
+        pytest.main([*base_args(ini, tree), *targets], plugins=[reporter])
     except BaseException as e:  # noqa: BLE001 - anything the code under test raised
         sys.audit(guard.REPORT_EVENT, "error", f"{type(e).__name__}: {e}"[:500])
 
