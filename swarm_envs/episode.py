@@ -149,6 +149,7 @@ class Episode:
             raise ScoringError("the scorer gave no verdict on the starting state")
         self.passed = report.passed
         self.per_test = dict(report.per_test)
+        self.integrity = list(report.integrity)  # what the scorer's guard flagged
         if self.recorder:
             self.recorder.begin(self)
         intro = self._intro()
@@ -463,6 +464,7 @@ class Episode:
                 self._end("truncated", "scorer_failure")
             return 0.0  # "no verdict": keep the last known score, retry next step
         self.dirty = False
+        self.integrity = list(report.integrity)
         reward = float(report.passed - self.passed)
         self.passed = report.passed
         if report.per_test != self.per_test:  # the same count can hide other changes
@@ -561,6 +563,7 @@ class Episode:
             "tests_total": self.tests_total,
             "per_test": self.per_test,
             "verdict": self.verdict,
+            "integrity": self.integrity,
             "tool": st.last_tool,
             "error": st.error,
             "messages": st.messages,

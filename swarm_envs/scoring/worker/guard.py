@@ -100,6 +100,7 @@ class Refused(RuntimeError):
 
 
 def _refuse_signals(*args: object, **kwargs: object) -> None:
+    sys.audit(FINDING_EVENT, "signal_handler", "the code under test set a signal handler or timer")
     raise Refused(f"signal handlers and timers are {_VETO}")
 
 

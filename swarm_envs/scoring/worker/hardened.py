@@ -112,9 +112,17 @@ def _probe(x, _object=object, _says_true=_says_true):  # noqa: ANN001, ANN202
     return _says_true(lambda: x == _object())
 
 
-def _other(v, _type=type, _float=float):  # noqa: ANN001, ANN202
+def _other(v, _type=type, _float=float, _object=object):  # noqa: ANN001, ANN202
     """A value of the same built-in type that differs from `v`."""
     t = _type(v)
+    if t is list:
+        return [*v, _object()]
+    if t is tuple:
+        return (*v, _object())
+    if t is dict:
+        return {**v, _object(): 0}
+    if t is set or t is frozenset:
+        return t((*v, _object()))
     if t is bool:
         return not v
     if t is int or t is complex:
@@ -221,16 +229,17 @@ def strict_eq(  # noqa: ANN201
     _says_true=_says_true,
     _flag=_flag,
     _tname=_tname,
+    _containers=(list, tuple, dict, set, frozenset),
 ):
     """`a == b` that an always-equal object, or a lying subclass, cannot pass."""
     ta, tb = _type(a), _type(b)
     if ta in _exact and tb in _exact:
         return a == b
     for x, y, tx, ty in ((a, b, ta, tb), (b, a, tb, ta)):
-        if ty in _exact and tx not in _exact and _untrusted(x):
+        if (ty in _exact or ty in _containers) and tx not in _exact and _untrusted(x):
             alt = _other(y)
             if _says_true(lambda x=x, y=y: x == y) and _says_true(lambda x=x, alt=alt: x == alt):
-                _flag(f"an object of type {_tname(tx)} claims to equal both {y!r} and {alt!r}")
+                _flag(f"an object of type {_tname(tx)} claims to equal two different values")
                 return False
     ca, cb = _canon(a), _canon(b)
     return ca == cb

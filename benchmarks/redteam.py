@@ -1,0 +1,96 @@
+"""Red team: every attack of the catalogue, through `env.step` only, on both scorers.
+
+Each attack (tests/scoring/attacks) writes the modules of the `calc` task (13 tests, 0
+passing at the start) through the environment's write tools, as a policy would. An attack
+*holds* when the passing count stays within what its honest part earns (`allowed`, 0 for
+almost all), `step()` never raises, and, where the guard should see it, the finding is in
+`infos["integrity"]`. Printed: one row per attack and scorer, and the totals. Deterministic
+(no randomness); the seed only names the episode.
+
+    python benchmarks/redteam.py [--scorer fast|subprocess|both] [--only NAME ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+import time
+
+import swarm_envs
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
+from scoring.attacks import ATTACKS, Attack  # noqa: E402
+
+
+def write(path: str, content: str) -> str:
+    return json.dumps({"name": "write_file", "arguments": {"path": path, "content": content}})
+
+
+def command(cmd: str) -> str:
+    return json.dumps({"name": "run_command", "arguments": {"command": cmd}})
+
+
+def run_attack(attack: Attack, scorer: str, seed: int = 0) -> dict[str, object]:
+    """Play one attack in a fresh episode; what it earned, and what the guard reported."""
+    env = swarm_envs.parallel_env("calc", num_agents=1, scorer=scorer, time_cap_s=1e6)
+    row: dict[str, object] = {"attack": attack.name, "class": attack.cls, "scorer": scorer}
+    t0 = time.perf_counter()
+    try:
+        _, infos = env.reset(seed=seed)
+        start = infos["agent_0"]["tests_passed"]
+        actions = [write(p, c) for p, c in attack.files.items()]
+        actions += [command(c) for c in attack.commands]
+        info = infos["agent_0"]
+        for action in actions:
+            _, _, terms, truncs, infos = env.step({"agent_0": action})
+            info = infos["agent_0"]
+            if terms["agent_0"] or truncs["agent_0"]:
+                break
+        passed = int(info["tests_passed"])
+        findings = list(info.get("integrity") or [])
+        row.update(
+            start=start,
+            passed=passed,
+            verdict=info.get("verdict"),
+            findings=len(findings),
+            kinds=sorted({f.get("kind", "") for f in findings}),
+            raised="",
+        )
+    except Exception as e:  # noqa: BLE001 - step() raising is what we look for
+        row.update(start=0, passed=-1, verdict="?", findings=0, kinds=[], raised=repr(e)[:200])
+    finally:
+        env.close()
+    row["seconds"] = time.perf_counter() - t0
+    held = not row["raised"] and 0 <= int(row["passed"]) <= attack.allowed  # type: ignore[call-overload]
+    if attack.flagged and not row["findings"]:
+        held = False
+    row["held"] = held
+    return row
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--scorer", choices=["fast", "subprocess", "both"], default="both")
+    ap.add_argument("--only", nargs="*", default=None, help="attack names to run (default all)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of each episode's reset")
+    args = ap.parse_args()
+    kinds = ["fast", "subprocess"] if args.scorer == "both" else [args.scorer]
+    attacks = [a for a in ATTACKS if not args.only or a.name in args.only]
+    rows = [run_attack(a, k, args.seed) for a in attacks for k in kinds]
+    head = f"{'attack':44} {'class':9} {'scorer':10} {'passed':>6} {'flags':>5}  held  kinds"
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        print(
+            f"{r['attack']:44} {r['class']:9} {r['scorer']:10} {r['passed']:>6} "
+            f"{r['findings']:>5}  {'yes ' if r['held'] else 'NO  '}  "
+            f"{','.join(r['kinds']) or '-'}{'  raised ' + str(r['raised']) if r['raised'] else ''}"  # type: ignore[arg-type]
+        )
+    held = sum(1 for r in rows if r["held"])
+    print(f"\n{len(attacks)} attacks x {len(kinds)} scorers = {len(rows)} tried, {held} held")
+
+
+if __name__ == "__main__":
+    main()
