@@ -13,61 +13,11 @@ almost all), `step()` never raises, and, where the guard should see it, the find
 from __future__ import annotations
 
 import argparse
-import json
 import pathlib
 import sys
-import time
-
-import swarm_envs
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
-from scoring.attacks import ATTACKS, Attack  # noqa: E402
-
-
-def write(path: str, content: str) -> str:
-    return json.dumps({"name": "write_file", "arguments": {"path": path, "content": content}})
-
-
-def command(cmd: str) -> str:
-    return json.dumps({"name": "run_command", "arguments": {"command": cmd}})
-
-
-def run_attack(attack: Attack, scorer: str, seed: int = 0) -> dict[str, object]:
-    """Play one attack in a fresh episode; what it earned, and what the guard reported."""
-    env = swarm_envs.parallel_env("calc", num_agents=1, scorer=scorer, time_cap_s=1e6)
-    row: dict[str, object] = {"attack": attack.name, "class": attack.cls, "scorer": scorer}
-    t0 = time.perf_counter()
-    try:
-        _, infos = env.reset(seed=seed)
-        start = infos["agent_0"]["tests_passed"]
-        actions = [write(p, c) for p, c in attack.files.items()]
-        actions += [command(c) for c in attack.commands]
-        info = infos["agent_0"]
-        for action in actions:
-            _, _, terms, truncs, infos = env.step({"agent_0": action})
-            info = infos["agent_0"]
-            if terms["agent_0"] or truncs["agent_0"]:
-                break
-        passed = int(info["tests_passed"])
-        findings = list(info.get("integrity") or [])
-        row.update(
-            start=start,
-            passed=passed,
-            verdict=info.get("verdict"),
-            findings=len(findings),
-            kinds=sorted({f.get("kind", "") for f in findings}),
-            raised="",
-        )
-    except Exception as e:  # noqa: BLE001 - step() raising is what we look for
-        row.update(start=0, passed=-1, verdict="?", findings=0, kinds=[], raised=repr(e)[:200])
-    finally:
-        env.close()
-    row["seconds"] = time.perf_counter() - t0
-    held = not row["raised"] and 0 <= int(row["passed"]) <= attack.allowed  # type: ignore[call-overload]
-    if attack.flagged and not row["findings"]:
-        held = False
-    row["held"] = held
-    return row
+from scoring.attacks import ATTACKS, play  # noqa: E402
 
 
 def main() -> None:
@@ -78,7 +28,7 @@ def main() -> None:
     args = ap.parse_args()
     kinds = ["fast", "subprocess"] if args.scorer == "both" else [args.scorer]
     attacks = [a for a in ATTACKS if not args.only or a.name in args.only]
-    rows = [run_attack(a, k, args.seed) for a in attacks for k in kinds]
+    rows = [play(a, k, args.seed) for a in attacks for k in kinds]
     head = f"{'attack':44} {'class':9} {'scorer':10} {'passed':>6} {'flags':>5}  held  kinds"
     print(head)
     print("-" * len(head))

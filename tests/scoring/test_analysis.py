@@ -67,7 +67,9 @@ def test_skeleton_ignores_bodies_but_not_what_importing_does():
     assert _f(SRC.replace(b"def handle_add(x):", b"def handle_add(x, y=1):")).skeleton != base
     assert _f(SRC.replace(b'"""Doc of handle_add', b'"""Other doc of handle_add')).skeleton != base
     body_digest = {fn.qualname: fn.digest for fn in _f(body).functions}
-    assert body_digest["handle_add"] != {fn.qualname: fn.digest for fn in _f().functions}["handle_add"]
+    assert (
+        body_digest["handle_add"] != {fn.qualname: fn.digest for fn in _f().functions}["handle_add"]
+    )
 
 
 OPAQUE = [

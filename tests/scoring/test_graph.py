@@ -49,7 +49,10 @@ def test_data_files_are_everyones_and_opaque_files_say_so():
 
 
 def test_a_star_import_reaches_only_the_submodules_the_file_names():
-    files = {"pkg/__init__.py": b"", "pkg/a.py": b"from pkg import *\n\ndef f():\n    return m7.g()\n"}
+    files = {
+        "pkg/__init__.py": b"",
+        "pkg/a.py": b"from pkg import *\n\ndef f():\n    return m7.g()\n",
+    }
     files.update({f"pkg/m{i}.py": b"def g():\n    return 1\n" for i in range(4000)})
     c = _closures(files)["tests/test_a.py"]
     assert c.files == {"pkg/__init__.py", "pkg/a.py", "pkg/m7.py"}
