@@ -553,10 +553,8 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         caller = getframe(2)  # 0: on_report, 1: hook, 2: the caller of sys.audit
         bad = untrusted_frame(caller)
         if id(caller.f_code) not in callers or get_ident() != main_thread or bad is not None:
-            flag(
-                "report_forged",
-                f"a report reached the scoring channel from {where(bad if bad is not None else caller)}",
-            )
+            culprit = where(bad if bad is not None else caller)
+            flag("report_forged", f"a report reached the scoring channel from {culprit}")
             raise Refused(_VETO)
         if not args or type(args[0]) is not str:
             return

@@ -284,7 +284,7 @@ def strict_not_in(a, c, _strict_in=strict_in):  # noqa: ANN001, ANN201
 
 
 def _exception_info(e):  # noqa: ANN001, ANN202
-    """pytest's `ExceptionInfo` of `e`, for the test's own use after the decision."""
+    """The `ExceptionInfo` of `e` (pytest's), for the test's own use after the decision."""
     from _pytest._code import ExceptionInfo
 
     return ExceptionInfo.from_exception(e)
