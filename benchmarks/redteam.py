@@ -29,17 +29,22 @@ def main() -> None:
     kinds = ["fast", "subprocess"] if args.scorer == "both" else [args.scorer]
     attacks = [a for a in ATTACKS if not args.only or a.name in args.only]
     rows = [play(a, k, args.seed) for a in attacks for k in kinds]
-    head = f"{'attack':44} {'class':9} {'scorer':10} {'passed':>6} {'flags':>5}  held  kinds"
+    head = (
+        f"{'attack':44} {'class':9} {'scorer':10} {'passed':>6} {'held-out':>8} {'flags':>5}"
+        "  held  kinds"
+    )
     print(head)
     print("-" * len(head))
     for r in rows:
         print(
             f"{r['attack']:44} {r['class']:9} {r['scorer']:10} {r['passed']:>6} "
-            f"{r['findings']:>5}  {'yes ' if r['held'] else 'NO  '}  "
+            f"{r['held_out']:>8} {r['findings']:>5}  {'yes ' if r['held'] else 'NO  '}  "
             f"{','.join(r['kinds']) or '-'}{'  raised ' + str(r['raised']) if r['raised'] else ''}"  # type: ignore[arg-type]
         )
     held = sum(1 for r in rows if r["held"])
     print(f"\n{len(attacks)} attacks x {len(kinds)} scorers = {len(rows)} tried, {held} held")
+    print("held: no more passes than the attack's honest part earns, step() never raised,")
+    print("the guard reported it where it should; for memorisation, held-out tests at 0.")
 
 
 if __name__ == "__main__":

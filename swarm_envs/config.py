@@ -121,6 +121,11 @@ class EnvConfig(_Model):
     scorer: Literal["fast", "subprocess"] = Field(
         default="fast", description="'fast' (cached fork server) or 'subprocess' (naive)"
     )
+    reward_tests: Literal["visible", "all"] = Field(
+        default="visible",
+        description="tests the reward counts: 'visible' (those in the workspace) or 'all' "
+        "(held-out tests too); infos report both counts either way",
+    )
     record_path: str | None = Field(
         default=None, description="write every episode to this JSON Lines file"
     )

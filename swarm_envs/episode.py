@@ -115,6 +115,7 @@ class Episode:
         self.recorder = Recorder(config.record_path) if config.record_path else None
         self.np_random = np.random.default_rng(config.seed)
         self._test_ids: list[str] | None = None
+        self._reward_ids: list[str] | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -144,12 +145,13 @@ class Episode:
         self.scorer = make_scorer(self.task, self.sandbox, kind=self.config.scorer)
         if self._test_ids is None:
             self._test_ids = self.scorer.test_ids()
+            # The reward's tests: the visible ones, or (reward_tests="all") held-out ones too.
+            extra = self.scorer.held_out_ids() if self.config.reward_tests == "all" else []
+            self._reward_ids = [*self._test_ids, *extra]
         report = self._score()
         if report is None:
             raise ScoringError("the scorer gave no verdict on the starting state")
-        self.passed = report.passed
-        self.per_test = dict(report.per_test)
-        self.integrity = list(report.integrity)  # what the scorer's guard flagged
+        self._take(report)
         if self.recorder:
             self.recorder.begin(self)
         intro = self._intro()
@@ -178,7 +180,16 @@ class Episode:
 
     @property
     def tests_total(self) -> int:
-        return len(self._test_ids or ())
+        return len(self._reward_ids or ())
+
+    def _take(self, report: TestReport) -> None:
+        """The reward's counts and the held-out ones from a report (which has both)."""
+        reward_ids = set(self._reward_ids or ())
+        self.per_test = {t: ok for t, ok in report.per_test.items() if t in reward_ids}
+        self.passed = sum(self.per_test.values())
+        self.visible_passed = report.visible_passed
+        self.held_out = (report.held_out_passed, report.held_out_total)
+        self.integrity = list(report.integrity)  # what the scorer's guard flagged
 
     # ------------------------------------------------------------------ submit
 
@@ -444,7 +455,7 @@ class Episode:
     # ------------------------------------------------------------------ scoring
 
     def _score(self) -> TestReport | None:
-        report = self.scorer.evaluate()
+        report = self.scorer.evaluate(held_out=True)
         if report.verdict != "ok":
             self.scorer_failures += 1
             self.verdict = "no_verdict"
@@ -464,11 +475,9 @@ class Episode:
                 self._end("truncated", "scorer_failure")
             return 0.0  # "no verdict": keep the last known score, retry next step
         self.dirty = False
-        self.integrity = list(report.integrity)
-        reward = float(report.passed - self.passed)
-        self.passed = report.passed
-        if report.per_test != self.per_test:  # the same count can hide other changes
-            self.per_test = dict(report.per_test)
+        before = self.passed
+        self._take(report)
+        reward = float(self.passed - before)
         if self.passed == self.tests_total and self.tests_total and not self.ended:
             self._end("terminated", "all_tests_pass")
         return reward
@@ -564,6 +573,9 @@ class Episode:
             "per_test": self.per_test,
             "verdict": self.verdict,
             "integrity": self.integrity,
+            "visible_passed": self.visible_passed,
+            "held_out_passed": self.held_out[0],
+            "held_out_total": self.held_out[1],
             "tool": st.last_tool,
             "error": st.error,
             "messages": st.messages,

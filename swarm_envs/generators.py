@@ -413,6 +413,13 @@ def _write_instance(
         task.solution_dir, dest / "solution", ignore=shutil.ignore_patterns("__pycache__")
     )
     shutil.copytree(task.tests_dir, dest / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+    for entry in task.manifest.tests.held_out:  # an instance keeps the held-out tests
+        src = task.root / entry
+        if src.is_dir():
+            shutil.copytree(src, dest / entry, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            (dest / entry).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(src, dest / entry)
     readme = task.root / "README.md"
     if readme.is_file():
         shutil.copy(readme, dest / "README.md")

@@ -6,6 +6,7 @@ import abc
 import logging
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 
 from swarm_envs.error import SandboxError, ScoringError
 from swarm_envs.sandboxes.base import Sandbox
@@ -34,25 +35,34 @@ class Scorer(abc.ABC):
         self._collection: Collection | None = None
         self.collection  # noqa: B018 - collected now, in this sandbox, while it is open
 
-    def evaluate(self, selection: Sequence[str] | None = None) -> TestReport:
+    def evaluate(
+        self, selection: Sequence[str] | None = None, *, held_out: bool = False
+    ) -> TestReport:
         """Run (or look up) the selected canonical tests on the workspace's current source.
 
         Args:
             selection: test files (`"tests/test_x.py"`) or node-id prefixes
-                (`"tests/test_x.py::TestA"`); None means the whole canonical suite.
-                Entries that match no canonical test are reported in `failures`.
+                (`"tests/test_x.py::TestA"`) of the visible tests; None means all of them.
+                Entries that match no visible test are reported in `failures`.
+            held_out: also run every held-out test (reported in `TestReport.held_out`).
+                Never for output an agent sees.
 
         Returns:
             A `TestReport`; never raises for anything the code under test does.
         """
         start = time.monotonic()
         selected, unmatched = select_tests(self.collection.ids, selection)
+        if held_out:
+            selected += self.collection.held_out
         last = "the scorer is closed"
         for _attempt in range(2):
             if self._closed:
                 return no_verdict(selected, "the scorer is closed", start)
             try:
-                return self._evaluate(selected, unmatched, start)
+                report = self._evaluate(selected, unmatched, start)
+                if held_out and self.collection.held_out:
+                    report = replace(report, held_out=frozenset(self.collection.held_out))
+                return report
             except (ScoringError, SandboxError) as e:
                 last = str(e)
                 if not self._closed:
@@ -71,8 +81,12 @@ class Scorer(abc.ABC):
         return self._collection
 
     def test_ids(self) -> list[str]:
-        """The canonical node ids, collected once from the reference solution (cached per task)."""
+        """The visible canonical node ids, collected once from the reference solution."""
         return list(self.collection.ids)
+
+    def held_out_ids(self) -> list[str]:
+        """The held-out canonical node ids (none unless the task declares some)."""
+        return list(self.collection.held_out)
 
     def unmatched(self, unmatched: list[str]) -> dict[str, str]:
         """Failure texts for selection entries that match no canonical test."""

@@ -11,7 +11,7 @@ from typing import TypeAlias
 
 from swarm_envs.error import SandboxError, ScoringError
 from swarm_envs.sandboxes.base import Sandbox
-from swarm_envs.task import Task
+from swarm_envs.task import HELD_OUT_DIR, Task
 
 from .channel import install_worker, run_once
 from .snapshot import digest
@@ -28,11 +28,25 @@ SandboxSource: TypeAlias = Sandbox | Callable[[], Sandbox] | None
 
 @dataclass(frozen=True)
 class Collection:
-    """The canonical tests of a task: node ids in suite order and by test file."""
+    """The canonical tests of a task.
+
+    Attributes:
+        ids: the visible tests' node ids, in suite order (what agents can select).
+        by_file: node ids by test file (held-out files included).
+        test_files: every canonical file as it appears in a scoring tree (the held-out
+            ones under `tests/_held_out/`).
+        held_out: the held-out tests' node ids (never in the workspace).
+    """
 
     ids: tuple[str, ...]
     by_file: dict[str, tuple[str, ...]]
     test_files: dict[str, bytes]
+    held_out: tuple[str, ...] = ()
+
+    @property
+    def all_ids(self) -> tuple[str, ...]:
+        """Visible then held-out node ids."""
+        return self.ids + self.held_out
 
 
 _collections: dict[tuple[str, str], Collection] = {}
@@ -40,8 +54,13 @@ _collections_lock = threading.Lock()
 
 
 def test_files(task: Task) -> dict[str, bytes]:
-    """The canonical test files as they appear in a scoring tree: {relative path: content}."""
-    return {rel: p.read_bytes() for rel, p in task.test_files() if not rel.endswith(".pyc")}
+    """The canonical test files as they appear in a scoring tree: {relative path: content}.
+
+    Held-out tests are there too, under `tests/_held_out/`.
+    """
+    files = {rel: p.read_bytes() for rel, p in task.test_files() if not rel.endswith(".pyc")}
+    files.update((rel, p.read_bytes()) for rel, p in task.held_out_files())
+    return files
 
 
 def collect_test_ids(task: Task, sandbox: SandboxSource = None) -> Collection:
@@ -82,7 +101,7 @@ def collect_test_ids(task: Task, sandbox: SandboxSource = None) -> Collection:
                     "collect",
                     {
                         "tree": f"{host.inside_dir}/{_REF_TREE}",
-                        "targets": list(task.manifest.tests.paths),
+                        "targets": _targets(task, tests),
                     },
                     timeout_s=task.manifest.tests.timeout_s + GRACE_S,
                 )
@@ -109,6 +128,16 @@ def _sandbox_for(source: SandboxSource) -> Iterator[Sandbox]:
         yield sb
 
 
+def _targets(task: Task, tests: dict[str, bytes]) -> list[str]:
+    paths = list(task.manifest.tests.paths)
+    if any(rel.startswith(HELD_OUT_DIR + "/") for rel in tests) and not any(
+        HELD_OUT_DIR.startswith(p.rstrip("/") + "/") or HELD_OUT_DIR == p.rstrip("/")
+        for p in paths
+    ):
+        paths.append(HELD_OUT_DIR)
+    return paths
+
+
 def _collection(task: Task, recs: list[dict], tests: dict[str, bytes]) -> Collection:
     coll = [r for r in recs if r.get("ev") == "collection"]
     if not coll:
@@ -125,4 +154,6 @@ def _collection(task: Task, recs: list[dict], tests: dict[str, bytes]) -> Collec
     by_file: dict[str, list[str]] = {}
     for i in ids:
         by_file.setdefault(i.split("::")[0], []).append(i)
-    return Collection(ids, {k: tuple(v) for k, v in by_file.items()}, tests)
+    held = tuple(i for i in ids if i.startswith(HELD_OUT_DIR + "/"))
+    visible = tuple(i for i in ids if not i.startswith(HELD_OUT_DIR + "/"))
+    return Collection(visible, {k: tuple(v) for k, v in by_file.items()}, tests, held)

@@ -28,6 +28,8 @@ class TestReport:
         notes: what the scorer noticed about the run (a crash, a timeout).
         integrity: what the integrity guard flagged in the runs behind this report, as
             `{"kind", "test", "detail"}` dicts (every test of a flagged run failed).
+        held_out: the node ids of `per_test` that are held-out tests (never in the
+            workspace); the others are visible.
     """
 
     __test__ = False  # not a pytest test class
@@ -41,6 +43,7 @@ class TestReport:
     ran: int = 0
     notes: tuple[str, ...] = field(default=())
     integrity: tuple[dict[str, str], ...] = field(default=())
+    held_out: frozenset[str] = field(default=frozenset())
 
     @property
     def passed(self) -> int:
@@ -51,6 +54,26 @@ class TestReport:
     def total(self) -> int:
         """Number of tests in the selection."""
         return len(self.per_test)
+
+    @property
+    def held_out_passed(self) -> int:
+        """Passing held-out tests."""
+        return sum(ok for t, ok in self.per_test.items() if t in self.held_out)
+
+    @property
+    def held_out_total(self) -> int:
+        """Held-out tests in the report."""
+        return sum(1 for t in self.per_test if t in self.held_out)
+
+    @property
+    def visible_passed(self) -> int:
+        """Passing visible tests."""
+        return self.passed - self.held_out_passed
+
+    @property
+    def visible_total(self) -> int:
+        """Visible tests in the report."""
+        return self.total - self.held_out_total
 
     @property
     def ok(self) -> bool:

@@ -33,8 +33,18 @@ class ProjectRunner:
             self.sandbox.close()
             raise
 
-    def run(self, files: dict[str, bytes], selection: Sequence[str] | None = None) -> TestReport:
-        """A `TestReport` of `selection` (default: all tests) on the project `files`."""
+    def run(
+        self,
+        files: dict[str, bytes],
+        selection: Sequence[str] | None = None,
+        *,
+        held_out: bool | None = None,
+    ) -> TestReport:
+        """A `TestReport` of `selection` on the project `files`.
+
+        Without a selection every canonical test runs, the held-out ones included
+        (`held_out` says otherwise); with one, the visible tests it names.
+        """
         root = self.sandbox.root
         for child in list(root.iterdir()):
             if child.is_dir() and not child.is_symlink():
@@ -42,11 +52,12 @@ class ProjectRunner:
             else:
                 child.unlink()
         self.task.materialize(root, files)
-        return self.scorer.evaluate(selection)
+        with_held_out = selection is None if held_out is None else held_out
+        return self.scorer.evaluate(selection, held_out=with_held_out)
 
     def test_ids(self) -> list[str]:
-        """The canonical node ids."""
-        return self.scorer.test_ids()
+        """Every canonical node id: the visible ones, then the held-out ones."""
+        return self.scorer.test_ids() + self.scorer.held_out_ids()
 
     def close(self) -> None:
         """Stop the scorer and remove the sandbox (twice-safe)."""
