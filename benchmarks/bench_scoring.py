@@ -171,7 +171,7 @@ def bench(task: Task, origin: str, repeats: int, seed: int) -> dict[str, object]
         t0 = time.perf_counter()
         first = fast.evaluate()
         startup = time.perf_counter() - t0
-        files = fast._snap.take()
+        files = fast.take_snapshot()
         init, modules = package_init(files), editable_modules(sb.root, files)
         rng = random.Random(seed)
         full, unchanged, one = [], [], []

@@ -85,6 +85,18 @@ class TimeModel(_Model):
         return {**_default_tool_seconds(), **v}
 
 
+class WorkspaceQuota(_Model):
+    """What the shared workspace may hold.
+
+    A write that would break the quota is refused (an error observation); a workspace
+    that breaks it anyway (through a command) fails every test until it is cleaned up.
+    """
+
+    max_mb: float = Field(default=128.0, gt=0, description="all files together, in MiB")
+    max_files: int = Field(default=20_000, ge=1, description="number of files")
+    max_file_mb: float = Field(default=16.0, gt=0, description="one file, in MiB")
+
+
 class EnvConfig(_Model):
     """Everything that configures a swarm environment.
 
@@ -121,6 +133,7 @@ class EnvConfig(_Model):
     scorer: Literal["fast", "subprocess"] = Field(
         default="fast", description="'fast' (cached fork server) or 'subprocess' (naive)"
     )
+    workspace_quota: WorkspaceQuota = Field(default_factory=WorkspaceQuota)
     reward_tests: Literal["visible", "all"] = Field(
         default="visible",
         description="tests the reward counts: 'visible' (those in the workspace) or 'all' "
@@ -152,5 +165,7 @@ def _explain(e: ValidationError) -> str:
             msg = f"unknown option; allowed options: {sorted(EnvConfig.model_fields)}"
             if field.startswith("time."):
                 msg = f"unknown option; allowed: {sorted(TimeModel.model_fields)}"
+            if field.startswith("workspace_quota."):
+                msg = f"unknown option; allowed: {sorted(WorkspaceQuota.model_fields)}"
         parts.append(f"{field}={value!r}: {msg}")
     return "invalid configuration: " + "; ".join(parts)

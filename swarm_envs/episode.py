@@ -141,8 +141,10 @@ class Episode:
         self.verdict = "ok"
         self.sandbox = make_sandbox(self.config.sandbox)
         self.task.materialize(self.sandbox.root)
-        self.workspace = Workspace(self.sandbox.root, self.task.is_protected)
-        self.scorer = make_scorer(self.task, self.sandbox, kind=self.config.scorer)
+        self.scorer = make_scorer(
+            self.task, self.sandbox, kind=self.config.scorer, quota=self.config.workspace_quota
+        )
+        self.workspace = Workspace(self.sandbox.root, self.task.is_protected, self.scorer.admit)
         if self._test_ids is None:
             self._test_ids = self.scorer.test_ids()
             # The reward's tests: the visible ones, or (reward_tests="all") held-out ones too.
@@ -408,7 +410,8 @@ class Episode:
                 if res.returncode is not None
                 else "killed"
             )
-            return f"$ {args.command}\n{res.output}\n[{status}]"
+            quota = self.scorer.quota_note()  # a command may have filled the workspace
+            return f"$ {args.command}\n{res.output}\n[{status}]" + (f"\n[{quota}]" if quota else "")
         if tool == "send_message":
             j = self._index.get(args.to)
             if j is None:

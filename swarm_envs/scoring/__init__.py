@@ -70,7 +70,9 @@ __all__ = [
 ]
 
 
-def make_scorer(task: Task, sandbox: Sandbox, *, kind: str = "fast") -> Scorer:
+def make_scorer(
+    task: Task, sandbox: Sandbox, *, kind: str = "fast", quota: object | None = None
+) -> Scorer:
     """A scorer of `task` over `sandbox`'s workspace.
 
     Args:
@@ -78,12 +80,14 @@ def make_scorer(task: Task, sandbox: Sandbox, *, kind: str = "fast") -> Scorer:
         sandbox: the episode's sandbox (its `root` holds the agents' files).
         kind: `"fast"` (fork servers, content-hash cache, per-file selection) or
             `"subprocess"` (a fresh pytest process per evaluation).
+        quota: what the workspace may hold (a `swarm_envs.config.WorkspaceQuota`; default:
+            its defaults). Past it every test fails, and `Scorer.admit` refuses writes.
 
     Raises:
         ConfigError: unknown `kind`.
     """
     if kind == "fast":
-        return FastScorer(task, sandbox)
+        return FastScorer(task, sandbox, quota=quota)
     if kind == "subprocess":
-        return SubprocessScorer(task, sandbox)
+        return SubprocessScorer(task, sandbox, quota=quota)
     raise ConfigError(f"scorer kind {kind!r} is unknown; choose one of {SCORER_KINDS}")

@@ -4,18 +4,24 @@ from __future__ import annotations
 
 import abc
 import logging
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import replace
 
-from swarm_envs.error import SandboxError, ScoringError
+from swarm_envs.error import ActionError, SandboxError, ScoringError
 from swarm_envs.sandboxes.base import Sandbox
 from swarm_envs.task import Task
 
 from .collection import Collection, collect_test_ids
-from .report import TestReport, no_verdict, select_tests, unmatched_failures
+from .report import TestReport, no_verdict, over_quota, select_tests, unmatched_failures
+from .snapshot import Quota, WorkspaceSnapshot, size_text
 
 logger = logging.getLogger("swarm_envs.scoring")
+
+
+class OverQuota(Exception):
+    """The workspace holds more than its quota (a verdict: every test fails)."""
 
 
 class Scorer(abc.ABC):
@@ -28,12 +34,15 @@ class Scorer(abc.ABC):
 
     kind: str = "?"
 
-    def __init__(self, task: Task, sandbox: Sandbox):
+    def __init__(self, task: Task, sandbox: Sandbox, *, quota: object | None = None):
         self.task = task
         self.sandbox = sandbox
         self._closed = False
         self._collection: Collection | None = None
         self.collection  # noqa: B018 - collected now, in this sandbox, while it is open
+        self.snapshot = WorkspaceSnapshot(sandbox.root, task, Quota.of(quota))
+        self._pending = (0, 0)  # files and bytes admitted since the last snapshot
+        self._snap_lock = threading.Lock()
 
     def evaluate(
         self, selection: Sequence[str] | None = None, *, held_out: bool = False
@@ -60,14 +69,68 @@ class Scorer(abc.ABC):
                 return no_verdict(selected, "the scorer is closed", start)
             try:
                 report = self._evaluate(selected, unmatched, start)
-                if held_out and self.collection.held_out:
-                    report = replace(report, held_out=frozenset(self.collection.held_out))
-                return report
+            except OverQuota as e:
+                report = over_quota(selected, str(e), start)
             except (ScoringError, SandboxError) as e:
                 last = str(e)
                 if not self._closed:
                     logger.warning("scoring failed (%s); retrying once", e)
+                continue
+            except Exception as e:  # noqa: BLE001 - a bug of ours: never a crash of step()
+                logger.exception("the scorer failed")
+                last = f"the scorer failed: {type(e).__name__}: {e}"
+                continue
+            if held_out and self.collection.held_out:
+                report = replace(report, held_out=frozenset(self.collection.held_out))
+            return report
         return no_verdict(selected, last, start)
+
+    def take_snapshot(self) -> dict[str, str]:
+        """The workspace's files now (see `WorkspaceSnapshot`).
+
+        Raises:
+            OverQuota: the workspace holds more than its quota allows.
+        """
+        with self._snap_lock:
+            files = self.snapshot.take()
+            self._pending = (0, 0)
+        if self.snapshot.over_quota:
+            raise OverQuota(self.snapshot.over_quota)
+        return files
+
+    def quota_note(self) -> str:
+        """Why the workspace is over its quota now ("" if it is not), for observations."""
+        with self._snap_lock:
+            self.snapshot.take()
+        q = self.snapshot.over_quota
+        return (
+            f"the workspace is over its quota: {q}; every test fails until it is not" if q else ""
+        )
+
+    def admit(self, rel: str, old_size: int | None, new_size: int) -> None:
+        """Allow a write of `new_size` bytes to `rel` (`old_size`: its size now, None: new).
+
+        The workspace's write tools call this first (a hook), so that an agent's write
+        that would break the quota is refused before anything is written.
+
+        Raises:
+            ActionError: the write would exceed the quota (the message says which part).
+        """
+        q = self.snapshot.quota
+        with self._snap_lock:
+            files, size = self.snapshot.usage
+            more_files = self._pending[0] + (1 if old_size is None else 0)
+            more_bytes = self._pending[1] + new_size - (old_size or 0)
+            if new_size > q.max_file_bytes:
+                why = f"{rel} would be {size_text(new_size)}"
+            elif files + more_files > q.max_files or size + more_bytes > q.max_bytes:
+                why = "the workspace would hold too much"
+            else:
+                self._pending = (more_files, more_bytes)
+                return
+        raise ActionError(
+            f"write refused: {why}; the workspace quota is {q.describe()}; delete files first"
+        )
 
     @abc.abstractmethod
     def _evaluate(self, selected: list[str], unmatched: list[str], start: float) -> TestReport:

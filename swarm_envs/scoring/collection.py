@@ -131,8 +131,7 @@ def _sandbox_for(source: SandboxSource) -> Iterator[Sandbox]:
 def _targets(task: Task, tests: dict[str, bytes]) -> list[str]:
     paths = list(task.manifest.tests.paths)
     if any(rel.startswith(HELD_OUT_DIR + "/") for rel in tests) and not any(
-        HELD_OUT_DIR.startswith(p.rstrip("/") + "/") or HELD_OUT_DIR == p.rstrip("/")
-        for p in paths
+        HELD_OUT_DIR.startswith(p.rstrip("/") + "/") or HELD_OUT_DIR == p.rstrip("/") for p in paths
     ):
         paths.append(HELD_OUT_DIR)
     return paths

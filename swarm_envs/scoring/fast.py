@@ -6,6 +6,7 @@ import contextlib
 import os
 import threading
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
@@ -19,7 +20,7 @@ from .collection import GRACE_S
 from .graph import ImportGraph
 from .keys import MAX_ENTRIES_PER_FILE, Keyer, shared_entries
 from .report import TestReport, outcomes
-from .snapshot import WorkspaceSnapshot, digest
+from .snapshot import digest
 
 
 def _loaded_by_file(
@@ -71,14 +72,12 @@ class FastScorer(Scorer):
         *,
         workers: int | None = None,
         test_timeout_s: float | None = None,
+        quota: object | None = None,
     ):
-        super().__init__(task, sandbox)
+        super().__init__(task, sandbox, quota=quota)
         self.host = sandbox.scoring_host()
         install_worker(self.host)
         self.coll = self.collection
-        self._snap = WorkspaceSnapshot(
-            sandbox.root, task, sandbox.limits.file_size_mb * 1024 * 1024
-        )
         self._graph = ImportGraph()
         self._n_workers = max(1, workers or min(2, os.cpu_count() or 1))
         self._idle: list[_Worker] = []
@@ -161,7 +160,7 @@ class FastScorer(Scorer):
     def _run_on_worker(
         self,
         files: dict[str, str],
-        blobs: dict[str, bytes],
+        blobs: Mapping[str, bytes],
         targets: list[str],
         select_ids: list[str] | None,
     ) -> dict:
@@ -221,15 +220,13 @@ class FastScorer(Scorer):
     def _evaluate(self, selected: list[str], unmatched: list[str], start: float) -> TestReport:
         sel_key = tuple(selected)
         with self._lock:
-            files = self._snap.take()
+            files = self.take_snapshot()
             last = self._last
             if last is not None and last[0] == files and last[1] == sel_key:
                 return replace(last[2], wall_s=time.monotonic() - start, cached=True, ran=0)
-            graph = self._graph.analyse(
-                files, self._snap.blobs, self.coll.test_files, self._test_digests
-            )
+            blobs = self.snapshot.contents(files)
+            graph = self._graph.analyse(files, blobs, self.coll.test_files, self._test_digests)
             keyer = Keyer(files, graph.fact, graph.closures, self.coll, self._test_digests)
-            blobs = dict(self._snap.blobs)
             by_file: dict[str, list[str]] = {}
             for nid in selected:
                 by_file.setdefault(nid.split("::")[0], []).append(nid)
@@ -269,11 +266,10 @@ class FastScorer(Scorer):
                 wall_s=time.monotonic() - start,
                 cached=not missing,
                 ran=ran,
-                notes=tuple(notes),
+                notes=(*notes, *self.snapshot.notes),
                 integrity=_unique(findings),
             )
             self._last = (files, sel_key, report)
-            self._snap.prune([files, *(w.state for w in self._all if w is not None)])
         return report
 
     def _lookup(
@@ -315,7 +311,7 @@ class FastScorer(Scorer):
     def _run_chunk(
         self,
         files: dict[str, str],
-        blobs: dict[str, bytes],
+        blobs: Mapping[str, bytes],
         chunk: dict[str, list[str]],
         keyer: Keyer,
         index: dict[str, str],

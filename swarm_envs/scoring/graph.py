@@ -9,6 +9,7 @@ the importing file uses).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .analysis import FileFacts, analyze
@@ -64,18 +65,18 @@ class ImportGraph:
         self._facts: LRU[tuple[str, str], FileFacts] = LRU(50_000)
         self._last: tuple[str, Analysis] | None = None
 
-    def facts(self, rel: str, digest: str, data: bytes) -> FileFacts:
+    def facts(self, rel: str, digest: str, blobs: Mapping[str, bytes]) -> FileFacts:
         """The analysis of one file (computed once per path and content)."""
         key = (rel, digest)
         hit = self._facts.get(key)
         if hit is None:
-            hit = self._facts.put(key, analyze(data, package_of(rel)))
+            hit = self._facts.put(key, analyze(blobs[digest], package_of(rel)))
         return hit
 
     def analyse(
         self,
         files: dict[str, str],
-        blobs: dict[str, bytes],
+        blobs: Mapping[str, bytes],
         tests: dict[str, bytes],
         test_digests: dict[str, str],
     ) -> Analysis:
@@ -84,13 +85,13 @@ class ImportGraph:
         sig = hashlib.blake2b(digest_size=16)
         for rel in sorted(files):
             if rel.endswith(".py"):
-                facts[rel] = self.facts(rel, files[rel], blobs[files[rel]])
+                facts[rel] = self.facts(rel, files[rel], blobs)
                 sig.update(f"{rel}\0{files[rel]}\0".encode("utf-8", "surrogateescape"))
             else:
                 sig.update(f"{rel}#\0".encode("utf-8", "surrogateescape"))
         for rel in sorted(tests):
             if rel.endswith(".py"):
-                facts[rel] = self.facts(rel, test_digests[rel], tests[rel])
+                facts[rel] = self.facts(rel, test_digests[rel], {test_digests[rel]: tests[rel]})
         signature = sig.hexdigest()
         if self._last is not None and self._last[0] == signature:
             return self._last[1]

@@ -34,6 +34,10 @@ class LRU(Generic[K, V]):
             self._data.popitem(last=False)
         return value
 
+    def pop_oldest(self) -> tuple[K, V]:
+        """Remove and return the least recently used entry."""
+        return self._data.popitem(last=False)
+
     def __contains__(self, key: object) -> bool:
         return key in self._data
 

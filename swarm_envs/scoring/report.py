@@ -161,3 +161,17 @@ def no_verdict(selected: Sequence[str], error: str, start: float) -> TestReport:
         wall_s=time.monotonic() - start,
         cached=False,
     )
+
+
+def over_quota(selected: Sequence[str], why: str, start: float) -> TestReport:
+    """The report of a workspace over its quota: a verdict, and every test fails."""
+    text = f"not run: the workspace is over its quota ({why})"
+    return TestReport(
+        per_test=dict.fromkeys(selected, False),
+        failures=dict.fromkeys(selected, text),
+        verdict="ok",
+        error=None,
+        wall_s=time.monotonic() - start,
+        cached=False,
+        notes=(text,),
+    )

@@ -12,40 +12,64 @@ from swarm_envs.task import Task
 
 from .base import Scorer
 from .channel import install_worker, limits_for_children, run_once
-from .collection import GRACE_S
+from .collection import GRACE_S, Collection
 from .report import TestReport, outcomes
-from .snapshot import WorkspaceSnapshot
 from .worker.protocol import RunState
+
+_TREE = "runs/current"
 
 
 class SubprocessScorer(Scorer):
-    """A fresh scoring tree and a fresh `pytest` process inside the sandbox per evaluation."""
+    """A fresh `pytest` process inside the sandbox per evaluation.
+
+    Its scoring tree is brought up to date with the changed files only (the process sees
+    it read-only, so nothing of one evaluation can reach the next).
+    """
 
     kind = "subprocess"
 
-    def __init__(self, task: Task, sandbox: Sandbox):
-        super().__init__(task, sandbox)
+    def __init__(self, task: Task, sandbox: Sandbox, *, quota: object | None = None):
+        super().__init__(task, sandbox, quota=quota)
         self.host = sandbox.scoring_host()
         install_worker(self.host)
-        self._snap = WorkspaceSnapshot(
-            sandbox.root, task, sandbox.limits.file_size_mb * 1024 * 1024
-        )
-        self._runs = 0
         self._lock = threading.Lock()
+        self._tree: dict[str, str] | None = None  # what the scoring tree holds: rel -> digest
+
+    def _sync(self, files: dict[str, str]) -> None:
+        blobs = self.snapshot.contents(files)
+        if self._tree is None:
+            with contextlib.suppress(OSError):
+                self.host.remove_tree(_TREE)
+            self.host.sync(_TREE, dict(self.collection.test_files))
+            self._tree = {}
+        changes: dict[str, bytes | None] = {
+            r: blobs[d] for r, d in files.items() if self._tree.get(r) != d
+        }
+        changes.update((r, None) for r in self._tree if r not in files)
+        self._tree = None  # until the sync is complete
+        self.host.sync(_TREE, changes)
+        self._tree = dict(files)
 
     def _evaluate(self, selected: list[str], unmatched: list[str], start: float) -> TestReport:
-        with self._lock:
-            self._runs += 1
-            rel = f"runs/{self._runs}"
-            files = self._snap.take()
         coll = self.collection
-        tree: dict[str, bytes | None] = {r: self._snap.blobs[d] for r, d in files.items()}
-        tree.update(coll.test_files)
         targets = sorted({i.split("::")[0] for i in selected})
         if not targets:
             wall = time.monotonic() - start
             return TestReport({}, self.unmatched(unmatched), "ok", None, wall, False)
-        self.host.sync(rel, tree)
+        with self._lock:
+            files = self.take_snapshot()
+            self._sync(files)
+            return self._run(coll, selected, unmatched, targets, start)
+
+    def _run(
+        self,
+        coll: Collection,
+        selected: list[str],
+        unmatched: list[str],
+        targets: list[str],
+        start: float,
+    ) -> TestReport:
+        rel = _TREE
         try:
             partial = len(selected) < sum(len(coll.by_file[t]) for t in targets)
             timeout = self.task.manifest.tests.timeout_s
@@ -56,9 +80,9 @@ class SubprocessScorer(Scorer):
                 "limits": limits_for_children(self.sandbox),
             }
             recs = run_once(self.host, "once", hello, timeout_s=timeout + GRACE_S)
-        finally:
-            with contextlib.suppress(OSError):
-                self.host.remove_tree(rel)
+        except BaseException:
+            self._tree = None  # start from a clean tree next time
+            raise
         if not recs:
             log = self.host.worker_log()
             raise ScoringError(f"the pytest process produced no records; worker log: {log[-500:]}")
@@ -83,5 +107,6 @@ class SubprocessScorer(Scorer):
             wall_s=time.monotonic() - start,
             cached=False,
             ran=len(selected),
+            notes=self.snapshot.notes,
             integrity=tuple(st.findings),
         )

@@ -5,11 +5,14 @@ from __future__ import annotations
 import os
 import time
 
-from swarm_envs.scoring.snapshot import RACY_NS, WorkspaceSnapshot, digest
+import pytest
+
+from swarm_envs.error import ScoringError
+from swarm_envs.scoring.snapshot import MAX_REL_BYTES, RACY_NS, Quota, WorkspaceSnapshot, digest
 
 
-def _snap(task, root):
-    return WorkspaceSnapshot(root, task, 1 << 20)
+def _snap(task, root, **quota):
+    return WorkspaceSnapshot(root, task, Quota(**{"max_file_bytes": 1 << 20, **quota}))
 
 
 def test_only_project_files_count(task, tmp_path):
@@ -53,8 +56,54 @@ def test_unchanged_files_are_not_reread_and_racy_ones_are(task, tmp_path):
     assert snap.take() == again
 
 
-def test_files_over_the_size_limit_are_left_out(task, tmp_path):
+def test_quotas_stop_the_scan_and_say_why(task, tmp_path):
     root = tmp_path / "ws"
     task.materialize(root)
+    snap = _snap(task, root)
+    snap.take()
+    assert not snap.over_quota and snap.usage[0] == 3
     (root / "big.bin").write_bytes(b"\0" * (2 << 20))
-    assert "big.bin" not in _snap(task, root).take()
+    snap.take()
+    assert "big.bin is 2 MiB" in snap.over_quota
+    (root / "big.bin").unlink()
+    for i in range(10):
+        (root / f"f{i}.txt").write_text("x")
+    many = _snap(task, root, max_files=8)
+    many.take()
+    assert "more than at most 8 files" in many.over_quota
+    heavy = _snap(task, root, max_bytes=100)
+    heavy.take()
+    assert heavy.over_quota
+
+
+def test_odd_names_are_left_out_with_a_note(task, tmp_path):
+    root = tmp_path / "ws"
+    task.materialize(root)
+    bad = os.fsencode(str(root)) + b"/bad\xff.py"
+    with open(bad, "wb") as f:
+        f.write(b"x = 1\n")
+    deep = root
+    while len(os.fsencode(str(deep.relative_to(root)))) <= MAX_REL_BYTES:
+        deep = deep / ("d" * 200)
+    deep.mkdir(parents=True)
+    (deep / "m.py").write_text("x = 1\n")
+    snap = _snap(task, root)
+    files = snap.take()
+    assert set(files) == {"mathy/__init__.py", "mathy/ops.py", "mathy/text.py"}
+    assert snap.notes and "left out" in snap.notes[0]
+
+
+def test_contents_are_read_again_and_checked_when_let_go(task, tmp_path, monkeypatch):
+    import swarm_envs.scoring.snapshot as snapshot
+
+    monkeypatch.setattr(snapshot, "BLOB_BUDGET", 1)  # keep (almost) nothing in memory
+    root = tmp_path / "ws"
+    task.materialize(root)
+    snap = _snap(task, root)
+    files = snap.take()
+    blobs = snap.contents(files)
+    assert blobs[files["mathy/ops.py"]] == (root / "mathy/ops.py").read_bytes()
+    (root / "mathy/ops.py").write_text("changed = True\n")
+    blobs[files["mathy/text.py"]]  # evicts ops.py
+    with pytest.raises(ScoringError, match="changed while it was being scored"):
+        blobs[files["mathy/ops.py"]]
