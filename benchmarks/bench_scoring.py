@@ -233,6 +233,29 @@ def bench_hang(tmp: Path, test_timeout_s: float) -> tuple[float, int, int]:
     return r.wall_s, r.passed, r.total
 
 
+def bench_graph(sizes: tuple[int, ...] = (1000, 2000, 4000)) -> list[tuple[int, float]]:
+    """Seconds to analyse a package of n star-importing modules (first time: no cache)."""
+    from swarm_envs.scoring.graph import ImportGraph
+    from swarm_envs.scoring.snapshot import digest
+
+    out = []
+    for n in sizes:
+        files = {"gen/__init__.py": b""}
+        files.update(
+            {
+                f"gen/m{i}.py": b"from gen import *\n\ndef f():\n    return m1.f()\n"
+                for i in range(n)
+            }
+        )
+        digests = {rel: digest(data) for rel, data in files.items()}
+        blobs = {digest(data): data for data in files.values()}
+        tests = {"tests/test_gen.py": b"from gen.m0 import f\n"}
+        t0 = time.perf_counter()
+        ImportGraph().analyse(digests, blobs, tests, {k: digest(v) for k, v in tests.items()})
+        out.append((n, time.perf_counter() - t0))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--repeats", type=int, default=7, help="runs per measurement (median)")
@@ -250,6 +273,7 @@ def main() -> None:
             task, origin = pick_task(lo, hi, Path(tmp), args.seed)
             rows.append(bench(task, origin, args.repeats, args.seed))
         hang = bench_hang(Path(tmp), args.hang_timeout)
+    graph = bench_graph()
     load = os.getloadavg()[0]
     print(
         f"scoring benchmark: median of {args.repeats} runs, {os.cpu_count()} CPUs, "
@@ -281,6 +305,11 @@ def main() -> None:
         f"targets: (a) >= 3x naive, (b) < 1 ms, (c) >= 10x naive full run. "
         f"fast scorer start-up (once per episode): "
         + ", ".join(f"{r['startup'] * 1e3:.0f} ms" for r in rows)
+    )
+    print(
+        "import graph of n star-importing modules (host CPU, no cache): "
+        + ", ".join(f"{n}: {t * 1e3:.0f} ms" for n, t in graph)
+        + f" (x{graph[-1][1] / graph[0][1]:.1f} for x{graph[-1][0] // graph[0][0]} files: linear)"
     )
     print(
         f"a hanging test (per-test timeout {args.hang_timeout:g} s): the evaluation took "

@@ -12,13 +12,17 @@ without earning it, so it is built around three rules:
    explicit `-c` ini of ours, plugin autoloading off, and the project root *appended* to
    `sys.path` (a workspace module cannot shadow pytest or the standard library). The scoring
    worker sees its tree read-only, so code under test cannot rewrite what it is scored on.
-2. **A test that was not observed to pass counts as failing.** Outcomes stream from a
-   reporter plugin to the host over a channel tagged with a nonce that the worker draws
-   before any code under test runs (the code under test never holds the real stdout, so
-   printed "summaries" or written "result files" are ignored). A collection error fails
-   every test of the file; a crash, hang or `os._exit` fails the test it happened in (the
-   rest are re-run in a new process); a skip is not a pass; a pytest internal swapped out
-   by the code under test fails the whole run.
+2. **A test that was not observed to pass counts as failing.** Outcomes are decided and
+   sent by an integrity guard (an audit hook installed before any code under test runs,
+   whose channel, nonce and state nothing else can reach): a test passes only if pytest
+   reported every phase passed *and* its canonical body ran to its end, and nothing was
+   flagged. Canonical tests are compiled hardened (strict comparisons that an
+   always-equal object fails, `pytest.raises` decided by the exception's MRO, their own
+   copy of the builtins). Printed "summaries" or written "result files" are ignored. A
+   collection error fails every test of the file; a crash, hang or `os._exit` fails the
+   test it happened in (the rest are re-run in a new process); a skip is not a pass;
+   tampering (frames, pytest, the harness, the garbage collector...) fails the whole run
+   and is reported (`TestReport.integrity`). See docs/integrity.md.
 3. **Infrastructure failure is not a zero.** If the scorer itself fails (worker died, no
    answer within the run's time limit plus a grace period), the report says
    `verdict="no_verdict"` with the reason, after one automatic retry.
@@ -29,18 +33,24 @@ Two scorers implement the same interface (`Scorer`):
   and a fresh `python -m pytest`-like process per evaluation.
 - `kind="fast"` (`FastScorer`, default): a pool of fork servers started once inside the
   sandbox (pytest imported once; a forked child per evaluation), a stat-and-content-hash
-  snapshot of the workspace, and a result cache per test file keyed by the hash of the
-  files that the test file can reach through the import graph. An unchanged tree is never
-  re-tested; an edit re-runs only the test files that can see it; misses are split over
-  the workers (both cores). Bytecode is never written or read, so a same-size edit within
+  snapshot of the workspace, and a result cache keyed, on the host only, by what each
+  test can reach: the skeletons of the files its test file can import, and the bodies of
+  the functions it can reach by name (`analysis`, `keys`). An unchanged tree is never
+  re-tested; an edit re-runs only the tests that can see it; misses are split over the
+  workers (both cores). Bytecode is never written or read, so a same-size edit within
   the filesystem's timestamp granularity is always seen (stale `.pyc` is impossible).
 
+Held-out tests (declared by a task, never in the workspace) run only when asked
+(`evaluate(..., held_out=True)`) and are reported apart. A workspace over its quota fails
+every test; `Scorer.admit` lets the write tools refuse a write that would break it.
+
 The package, by concern: `report` (what an evaluation says, test selection), `snapshot`
-(the workspace by content hash), `collection` (the canonical node ids), `graph` (import
-graph and source digests), `keys` (the fast scorer's cache), `channel` (starting the
-worker and reading its records), `base`, `subprocess` and `fast` (the scorers), `runner`
-(`ProjectRunner`: the tests on any version of a project), and `worker` (the modules that
-run inside the sandbox).
+(the workspace by content hash, quotas), `collection` (the canonical node ids), `analysis`
+(static facts of a Python file), `graph` (the import graph), `keys` (the fast scorer's
+cache), `channel` (starting the worker and reading its records), `base`, `subprocess` and
+`fast` (the scorers), `runner` (`ProjectRunner`: the tests on any version of a project),
+`lru`, and `worker` (the modules that run inside the sandbox: guard, hardened code,
+reporter, fork server).
 """
 
 from __future__ import annotations

@@ -335,7 +335,8 @@ class FastScorer(Scorer):
         seen = _loaded_by_file(loaded if isinstance(loaded, dict) else {}, files, index)
         default = "not observed to pass" + (f" ({'; '.join(notes)})" if notes else "")
         out: dict[str, tuple[bool, str]] = {}
-        groups: dict[tuple[str, object], tuple[dict | None, dict[str, tuple[bool, str]]]] = {}
+        Items = dict[str, tuple[str, ...]] | None
+        groups: dict[tuple[str, tuple], tuple[Items, dict[str, tuple[bool, str]]]] = {}
         for tf, nids in chunk.items():
             closure = keyer.closures.get(tf)
             extra = {}

@@ -49,6 +49,7 @@ import builtins
 import os
 import sys
 import types
+from typing import Any
 
 from .hardened import BUILTINS, DONE_EVENT, FINDING_EVENT, HELPERS, TRUSTED_PREFIXES
 
@@ -160,7 +161,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     gc_enabled, gc_disable, gc_enable = gc.isenabled, gc.disable, gc.enable
     ModuleType = types.ModuleType
     FunctionType = types.FunctionType
-    module_dict = ModuleType.__dict__["__dict__"].__get__
+    module_dict = vars(ModuleType)["__dict__"].__get__
     tdict = type.__dict__["__dict__"].__get__
     qualname_of = type.__dict__["__qualname__"].__get__
     code_of = FunctionType.__dict__["__code__"].__get__
@@ -173,7 +174,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             value = str_str(value) if issubclass(type(value), str) else "<not text>"
         return value[:limit]
 
-    def dumps(value: object) -> str:
+    def dumps(value: Any) -> str:
         t = type(value)
         if t is str:
             return enc(value)
@@ -221,18 +222,20 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     modules_dict = sys.modules
 
     def category(filename: object) -> int:
-        c = categories.get(filename) if type(filename) is str else ANONYMOUS
+        if type(filename) is not str:
+            return ANONYMOUS
+        c = categories.get(filename)
         if c is None:
-            if filename.startswith(test_roots):  # type: ignore[union-attr]
+            if filename.startswith(test_roots):
                 c = CANONICAL
-            elif filename.startswith(roots):  # type: ignore[union-attr]
+            elif filename.startswith(roots):
                 c = WORKSPACE
-            elif filename.startswith(TRUSTED_PREFIXES) or filename.startswith(harness_root):  # type: ignore[union-attr]
+            elif filename.startswith(TRUSTED_PREFIXES) or filename.startswith(harness_root):
                 c = TRUSTED
             else:
                 c = ANONYMOUS
             categories[filename] = c
-        return c  # type: ignore[return-value]
+        return c
 
     def untrusted_frame(frame: object) -> object | None:
         """The newest frame of untrusted code on the stack from `frame` down, or None."""
@@ -308,8 +311,8 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         emit({"ev": "integrity", **finding})
 
     # ------------------------------------------------------------ snapshots
-    def ids(d: object) -> list:
-        return [tuple(map(id, d)), tuple(map(id, d.values())), tuple(d)]  # type: ignore[attr-defined, call-overload]
+    def ids(d: Any) -> list:
+        return [tuple(map(id, d)), tuple(map(id, d.values())), tuple(d)]
 
     def snapshot_of(names: tuple[str, ...]) -> list[list]:
         """[label, dict, key ids, value ids, keys] of each module and of its classes."""

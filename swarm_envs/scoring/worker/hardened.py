@@ -410,7 +410,7 @@ def _locate(new: ast.AST, ref: ast.AST | None) -> ast.AST:
 
 def _raises_names(tree: ast.Module) -> frozenset[str]:
     """The local names that mean pytest's `raises` (`from pytest import raises`)."""
-    names = set()
+    names: set[str] = set()
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module == "pytest":
             names.update(a.asname or a.name for a in node.names if a.name == "raises")
@@ -580,10 +580,10 @@ def _mark_exits(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
                 if stmt.value is None:
                     body.insert(i, _done_call(stmt))
                 else:
-                    tmp = _locate(ast.Name("@swarm_rv", ast.Store()), stmt)
-                    assign = _locate(ast.Assign([tmp], ast.Constant(None)), stmt)
-                    assign.value = stmt.value  # type: ignore[attr-defined]
-                    body[i:i] = [assign, _done_call(stmt)]  # type: ignore[list-item]
+                    tmp = ast.Name("@swarm_rv", ast.Store())
+                    assign = ast.Assign([tmp], stmt.value)
+                    _locate_missing(assign, stmt)
+                    body[i:i] = [assign, _done_call(stmt)]
                     stmt.value = _locate(ast.Name("@swarm_rv", ast.Load()), stmt)  # type: ignore[assignment]
                     i += 1
                 i += 2

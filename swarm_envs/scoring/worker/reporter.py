@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 import types
 from collections.abc import Generator
+from typing import Any
 
 import pytest
 from _pytest.python import Function
@@ -49,7 +50,7 @@ def _text(value: object) -> str:
     return value if type(value) is str else str.__str__(value) if isinstance(value, str) else ""
 
 
-def fingerprint(value: object, depth: int = 0) -> str:
+def fingerprint(value: Any, depth: int = 0) -> str:
     """Text that changes when built-in data changes; other objects by identity."""
     t = type(value)
     if t in (int, float, complex, str, bytes, bool, type(None)):
