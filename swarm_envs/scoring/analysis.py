@@ -8,7 +8,7 @@ record of the test process). Per file, `analyze` finds:
 - `skeleton`: a digest of the file with every function body cut out: what importing it
   does (module-level code, class bodies, signatures, defaults, decorators);
 - `functions`: every function and method with a digest of its body and the names its
-  body refers to (names, attribute names, identifiers in string constants);
+  body refers to (names, attribute names, `getattr(x, "name")`, `"{0.name}".format`);
 - `module_refs`: the names referred to outside function bodies (run at import, or stored
   where anything can reach them);
 - `opaque`: why the file defeats this analysis, if it does: dynamic imports, `exec`,
@@ -41,6 +41,7 @@ MAX_SOURCE = 2_000_000
 
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _IDENT_S = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_FORMAT_ATTR = re.compile(r"\{[^{}]*?\.([A-Za-z_][A-Za-z0-9_]*)")
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+")
 
 # Any use of these names, or an import of these modules, defeats the analysis.
@@ -51,7 +52,7 @@ OPAQUE_NAMES = frozenset(
 OPAQUE_MODULES = frozenset(
     {"importlib", "imp", "pkgutil", "runpy", "zipimport", "inspect", "gc", "ctypes"}
     | {"marshal", "pickle", "shelve", "copyreg", "dill", "cloudpickle", "linecache"}
-    | {"tokenize", "io", "pathlib", "codecs", "fileinput", "shutil", "glob", "builtins"}
+    | {"tokenize", "pathlib", "codecs", "fileinput", "shutil", "glob", "builtins"}
     | {"code", "codeop", "subprocess", "multiprocessing", "concurrent", "pty", "mmap"}
     | {"zipfile", "tarfile", "sqlite3", "dbm", "timeit", "doctest", "pdb", "bdb", "trace"}
     | {"profile", "cProfile", "unittest", "dis", "site", "sysconfig", "_imp", "_io"}
@@ -83,6 +84,10 @@ SAFE_ATTRS = {
         {"join", "split", "splitext", "basename", "dirname", "normpath", "normcase"}
         | {"abspath", "relpath", "commonpath", "commonprefix", "isabs", "splitdrive"}
         | {"sep", "altsep", "extsep", "pathsep", "curdir", "pardir", "expanduser"}
+    ),
+    "io": frozenset(
+        {"StringIO", "BytesIO", "TextIOBase", "IOBase", "BufferedIOBase", "RawIOBase"}
+        | {"UnsupportedOperation", "SEEK_SET", "SEEK_CUR", "SEEK_END", "DEFAULT_BUFFER_SIZE"}
     ),
     "types": frozenset(
         {"SimpleNamespace", "MappingProxyType", "GeneratorType", "NoneType"}
@@ -217,12 +222,11 @@ class _Refs:
                 if id(node) in self.docstrings:
                     continue
                 value = node.value
-                words = (
-                    _IDENT_S.findall(value[:10_000])
-                    if isinstance(value, str)
-                    else [w.decode() for w in _IDENT.findall(value[:10_000])]
-                )
-                out.update(words)
+                head = value[:10_000]
+                text = head if isinstance(head, str) else head.decode("latin-1")
+                # "{0.name}".format(x) reads the attribute `name`.
+                out.update(_FORMAT_ATTR.findall(text))
+                words = set(_IDENT_S.findall(text))
                 hit = OPAQUE_ATTRS.intersection(words) or OPAQUE_NAMES.intersection(words)
                 if hit and any(w.startswith("__") for w in hit):
                     self.opaque.append(f"the name {sorted(hit)[0]!r} in a string")
@@ -233,6 +237,8 @@ class _Refs:
                         isinstance(args[1], ast.Constant) and isinstance(args[1].value, str)
                     ):
                         self.opaque.append(f"{node.func.id}() with a computed name")
+                    else:
+                        out.add(args[1].value)  # getattr(obj, "name"): the attribute `name`
 
     def _name(self, node: ast.Name, parent: ast.AST | None) -> None:
         if node.id in OPAQUE_NAMES:
@@ -318,6 +324,21 @@ def _imports(
             if 0 < len(value) <= 200 and _DOTTED.fullmatch(value):
                 refs.append(ImportRef(value))  # a module named in a string (mock.patch...)
     return refs, aliases
+
+
+def _is_all(node: ast.AST) -> bool:
+    """`__all__ = [...]`, `__all__ += [...]` or `__all__.extend(...)`."""
+    if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets)
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        f = node.value.func
+        return (
+            isinstance(f, ast.Attribute)
+            and isinstance(f.value, ast.Name)
+            and f.value.id == "__all__"
+        )
+    return False
 
 
 def _decorated(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -424,6 +445,8 @@ def _analyze(tree: ast.Module, data: bytes, package: str) -> FileFacts:
                 )
                 module_roots.extend([*node.decorator_list, *node.bases, *node.keywords])
                 todo.append((node, q + "."))
+            elif _is_all(node):
+                continue  # names a star import exports: strings, not references
             else:
                 module_roots.append(node)
     module_refs: set[str] = set()

@@ -57,7 +57,15 @@ REPORT_EVENT = "swarm_envs.report"
 MAX_FINDINGS = 20
 # Categories of code, by the file it was compiled from.
 TRUSTED, CANONICAL, WORKSPACE, ANONYMOUS = range(4)
-# Outcome path: checked at every test (the rest of the snapshot at the ends of the run).
+# Outcome path, checked at every test (module dicts, and the classes in PER_TEST_CLASSES);
+# everything else of the snapshot (all their classes, the modules canonical tests use, this
+# package) is checked at the end of collection and at the end of the run.
+PER_TEST_CLASSES = frozenset(
+    {"Function", "PyobjMixin", "CallInfo", "TestReport", "BaseReport", "Item", "Node"}
+    | {"HookCaller", "HookImpl", "Result", "FixtureRequest", "TopRequest", "SubRequest"}
+    | {"FixtureDef", "ApproxBase", "ApproxScalar", "ApproxSequenceLike", "ApproxMapping"}
+    | {"WarningsChecker", "RaisesExc", "RaisesGroup", "Session", "SetupState"}
+)
 FAST_MODULES = (
     "builtins",
     "pytest",
@@ -148,6 +156,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     """
     import _thread
     import gc
+    from operator import is_
 
     try:
         from _json import encode_basestring_ascii as enc
@@ -237,13 +246,26 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             categories[filename] = c
         return c
 
+    # Frames of trusted code known to have nothing untrusted below them (a frame's callers
+    # never change while it lives; holding it keeps its id from being reused). Bounded.
+    clean: set[object] = set()  # frames (hashed by identity: no builtins.id event)
+
     def untrusted_frame(frame: object) -> object | None:
         """The newest frame of untrusted code on the stack from `frame` down, or None."""
         f = frame
+        seen: list[object] = []
         while f is not None:
-            if category(f.f_code.co_filename) >= WORKSPACE:  # type: ignore[attr-defined]
+            if f in clean:
+                break
+            c = category(f.f_code.co_filename)  # type: ignore[attr-defined]
+            if c >= WORKSPACE:
                 return f
+            if c == TRUSTED and f is not frame:  # the newest is still running: not it
+                seen.append(f)
             f = f.f_back  # type: ignore[attr-defined]
+        if len(clean) > 4096:
+            clean.clear()
+        clean.update(seen)  # a frame's callers never change while it lives
         return None
 
     def where(frame: object) -> str:
@@ -293,6 +315,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         "funcargs": None,
         "plugins": None,
         "canonical": None,
+        "canonical_dicts": None,
         "owner": "",  # the test file whose collection or test is running
         "workspace_ran": False,  # a workspace module was loaded
     }
@@ -311,11 +334,19 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         emit({"ev": "integrity", **finding})
 
     # ------------------------------------------------------------ snapshots
+    # Snapshots hold the keys and values themselves and compare them with `is`: `id()`
+    # raises an audit event of its own (builtins.id), which would run this hook per entry.
     def ids(d: Any) -> list:
-        return [tuple(map(id, d)), tuple(map(id, d.values())), tuple(d)]
+        return [tuple(d), tuple(d.values())]
 
-    def snapshot_of(names: tuple[str, ...]) -> list[list]:
-        """[label, dict, key ids, value ids, keys] of each module and of its classes."""
+    def same(d: Any, keys: tuple, values: tuple) -> bool:
+        return len(d) == len(keys) and all(map(is_, d.values(), values)) and all(map(is_, d, keys))
+
+    def snapshot_of(names: tuple[str, ...], classes: frozenset[str] | None = None) -> list[list]:
+        """[label, dict, key ids, value ids, keys] of each module and of its classes.
+
+        `classes`: only the classes of these names (None: all of them).
+        """
         out = []
         for name in names:
             mod = modules_dict.get(name)
@@ -325,28 +356,28 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             out.append([name, d, *ids(d)])
             for v in list(d.values()):
                 if issubclass(type(v), type) and tdict(v).get("__module__") == name:
-                    cd = tdict(v)
-                    out.append([f"{name}.{plain(qualname_of(v), 200)}", cd, *ids(cd)])
+                    qual = plain(qualname_of(v), 200)
+                    if classes is None or qual in classes:
+                        out.append([f"{name}.{qual}", tdict(v), *ids(tdict(v))])
         return out
 
     own_package = __name__.rpartition(".")[0]
-    fast_names = tuple(
-        dict.fromkeys(
-            [n for n in FAST_MODULES if n in modules_dict]
-            + [n for n in canonical_imports if n in modules_dict]
-            + [n for n in modules_dict if plain(n).startswith(own_package + ".")]
-        )
-    )
+    fast_names = tuple(n for n in FAST_MODULES if n in modules_dict)
     full_names = tuple(
-        plain(n)
-        for n, m in list(modules_dict.items())
-        if plain(n) not in fast_names
-        and issubclass(type(m), ModuleType)
-        and plain(n).split(".")[0] in ("pytest", "_pytest", "pluggy", "iniconfig")
+        dict.fromkeys(
+            [n for n in canonical_imports if n in modules_dict]
+            + [n for n in modules_dict if plain(n).startswith(own_package + ".")]
+            + [
+                plain(n)
+                for n, m in list(modules_dict.items())
+                if issubclass(type(m), ModuleType)
+                and plain(n).split(".")[0] in ("pytest", "_pytest", "pluggy", "iniconfig")
+            ]
+        )
     )
 
     def take_snapshots() -> tuple[list, list]:
-        fast = snapshot_of(fast_names)
+        fast = snapshot_of(fast_names, PER_TEST_CLASSES)
         fast.append(["the builtins of canonical tests", BUILTINS, *ids(BUILTINS)])
         return fast, snapshot_of(full_names)
 
@@ -354,15 +385,17 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
 
     def check_snapshot(snap: list) -> bool:
         for entry in snap:
-            label, d, keys, values, key_objects = entry
-            if tuple(map(id, d.values())) == values and tuple(map(id, d)) == keys:
+            label, d, keys, values = entry
+            if same(d, keys, values):
                 continue
-            before = dict(zip(keys, values, strict=True))
-            now = {id(k): id(v) for k, v in list(d.items())}
-            changed = {k for k in before.keys() | now.keys() if before.get(k) != now.get(k)}
-            names = {id(k): k for k in (*key_objects, *d)}
-            named = sorted(plain(names.get(k, "?"), 80) for k in changed)
-            old_names = {plain(k) for k in key_objects}
+            before = {plain(k, 80): v for k, v in zip(keys, values, strict=True)}
+            now = {plain(k, 80): v for k, v in list(d.items())}
+            named = sorted(
+                k
+                for k in before.keys() | now.keys()
+                if before.get(k, before) is not now.get(k, now)
+            )
+            old_names = set(before)
             bad = [
                 n
                 for n in named
@@ -393,9 +426,23 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 out[plain(d.get("__name__"), 200)] = d
         return out
 
+    def check_canonical_helpers() -> None:
+        """At every test: the helpers and builtins of the canonical modules are ours."""
+        for name, d in (state["canonical_dicts"] or {}).items():
+            if d.get("__builtins__") is not BUILTINS or d.get("@swarm_h") is not HELPERS:
+                flag("test_module_changed", f"the helpers of {name} were replaced")
+                return
+
     def check_canonical_modules(first: bool) -> None:
+        """The canonical modules' helpers, builtins, functions, classes and modules.
+
+        Found at the end of collection; later checks look at those (a test does not
+        import canonical modules of its own after that).
+        """
+        if first or state["canonical_dicts"] is None:
+            state["canonical_dicts"] = canonical_modules()
         seen: dict[str, list] = {}
-        for name, d in canonical_modules().items():
+        for name, d in state["canonical_dicts"].items():
             if d.get("__builtins__") is not BUILTINS or d.get("@swarm_h") is not HELPERS:
                 flag("test_module_changed", f"the helpers of {name} were replaced")
             kept = {}
@@ -411,12 +458,18 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         if first:
             state["canonical"] = seen
             return
-        for name, (keys, values, key_objects) in seen.items():
+        for name, (keys, values) in seen.items():
             old = (state["canonical"] or {}).get(name)
-            if old is not None and (old[0], old[1]) != (keys, values):
-                now = dict(zip(map(plain, key_objects), values, strict=True))
-                then = dict(zip(map(plain, old[2]), old[1], strict=True))
-                changed = sorted(k for k in now.keys() | then.keys() if now.get(k) != then.get(k))
+            if old is not None and not (
+                len(keys) == len(old[0])
+                and all(map(is_, keys, old[0]))
+                and all(map(is_, values, old[1]))
+            ):
+                now = dict(zip(map(plain, keys), values, strict=True))
+                then = dict(zip(map(plain, old[0]), old[1], strict=True))
+                changed = sorted(
+                    k for k in now.keys() | then.keys() if now.get(k, now) is not then.get(k, then)
+                )
                 flag(
                     "test_module_changed",
                     f"the code under test changed {name}: {', '.join(changed[:3])}",
@@ -449,7 +502,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 state["items"][nid] = (qual, root + path, facts)
                 collected.append(nid)
             state["collected"] = collected
-            state["plugins"] = plugins
+            state["plugins"], state["critical_plugins"] = plugins
             for plugin in foreign:
                 flag(
                     "plugin_added",
@@ -473,7 +526,8 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             state["funcargs"] = None
             emit({"ev": "start", "id": nodeid})
             check_item(nodeid, entry, facts)
-            plugins_ok(plugins, "during the run")
+            if plugins != state["critical_plugins"]:
+                flag("plugin_added", "a hook implementation was added during the run")
         elif kind == "call":
             nodeid, starting, facts, funcargs = plain(args[0]), args[1], args[2], args[3]
             if nodeid != state["current"]:
@@ -508,7 +562,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 return
             check_item(cur, state["items"][cur], facts)
             check_snapshot(fast)
-            check_canonical_modules(first=False)
+            check_canonical_helpers()
             phases = state["phases"]
             reported = ("call", "passed") in phases and all(o == "passed" for _, o in phases)
             if reported and not state["done"]:
@@ -609,8 +663,9 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     def on_getattr(args: tuple) -> None:
         obj, name = args[0], args[1]
         if name == "__code__":
+            # Canonical tests' code holds their expected values; pytest's and ours, nothing.
             target = code_of(obj) if type(obj) is FunctionType else None
-            if target is None or not is_private(target.co_filename):
+            if target is None or category(target.co_filename) != CANONICAL:
                 return
             bad = untrusted_frame(getframe(2))
             if bad is not None:
@@ -694,9 +749,17 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     interpreter = ("sys.settrace", "sys.setprofile", "sys.addaudithook")
     compiling = ("compile", "code.__new__", "marshal.loads")
 
+    watched = frozenset(
+        {REPORT_EVENT, DONE_EVENT, FINDING_EVENT, "open", "import", "object.__getattr__"}
+        | {"object.__setattr__", "object.__delattr__", *frames, *gc_events, *interpreter}
+        | set(compiling)
+    )
+
     def hook(event: str, args: tuple) -> None:
-        if type(event) is not str:
-            return
+        if event not in watched and not (
+            type(event) is str and event.startswith(("ctypes.", "sys.monitoring"))
+        ):
+            return  # most events (builtins.id, os.*, ...): nothing to check
         me = get_ident()
         if me in busy:
             return  # what the guard's own code raises (frames, code objects)

@@ -88,18 +88,40 @@ def item_facts(item: object) -> tuple[bool, tuple[str, ...], int | None, str]:
 
 def _funcargs(item: object) -> tuple[tuple[str, int], ...]:
     funcargs = getattr(item, "funcargs", None) or {}
-    return tuple((_text(k), id(v)) for k, v in dict(funcargs).items())
+    return tuple((_text(k), object.__hash__(v)) for k, v in dict(funcargs).items())
 
 
-def plugin_state(pm: pytest.PytestPluginManager) -> tuple[tuple[int, ...], tuple]:
-    """Ids of the registered plugins and of every hook implementation."""
-    plugins = tuple(sorted(map(id, pm.get_plugins())))
+#: hooks whose implementations decide what a test run means (checked at every test)
+CRITICAL_HOOKS = (
+    "pytest_runtest_protocol",
+    "pytest_runtest_setup",
+    "pytest_runtest_call",
+    "pytest_runtest_teardown",
+    "pytest_runtest_makereport",
+    "pytest_runtest_logreport",
+    "pytest_runtest_logfinish",
+    "pytest_pyfunc_call",
+    "pytest_fixture_setup",
+    "pytest_report_teststatus",
+)
+
+
+def plugin_state(
+    pm: pytest.PytestPluginManager, hooks: tuple[str, ...] | None = None
+) -> tuple[tuple[int, ...], tuple]:
+    """Identity hashes of the registered plugins and of the implementations of `hooks`.
+
+    (`hash`, not `id`: `id()` raises an audit event, which the guard would have to see.)
+    """
+    plugins = tuple(sorted(map(object.__hash__, pm.get_plugins())))
     impls = []
-    for name in sorted(vars(pm.hook)):
+    for name in sorted(vars(pm.hook)) if hooks is None else hooks:
         hook = getattr(pm.hook, name, None)
         get = getattr(hook, "get_hookimpls", None)
         if get is not None:
-            impls.append((name, tuple((id(i), id(i.function)) for i in get())))
+            impls.append(
+                (name, tuple((object.__hash__(i), object.__hash__(i.function)) for i in get()))
+            )
     return plugins, tuple(impls)
 
 
@@ -117,7 +139,7 @@ class Reporter:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         # The plugins known before any code under test is imported (collection imports it).
         self._pm = session.config.pluginmanager
-        self._plugins = frozenset(map(id, self._pm.get_plugins()))
+        self._plugins = frozenset(map(object.__hash__, self._pm.get_plugins()))
         sys.audit(REPORT_EVENT, "sessionstart")
 
     def pytest_collectstart(self, collector: pytest.Collector) -> None:
@@ -137,7 +159,7 @@ class Reporter:
         items = [(_text(it.nodeid), item_facts(it)) for it in session.items]
         foreign = []
         for plugin in session.config.pluginmanager.get_plugins():
-            if id(plugin) in self._plugins:
+            if object.__hash__(plugin) in self._plugins:
                 continue
             f = getattr(plugin, "__file__", None) if isinstance(plugin, types.ModuleType) else None
             # Conftests found during collection are canonical: the tree holds no others.
@@ -145,13 +167,14 @@ class Reporter:
                 isinstance(f, str) and f.endswith("conftest.py") and f.startswith(self._tests_root)
             ):
                 foreign.append(_text(getattr(plugin, "__name__", type(plugin).__name__)))
-        state = plugin_state(session.config.pluginmanager)
+        pm = session.config.pluginmanager
+        state = (plugin_state(pm), plugin_state(pm, CRITICAL_HOOKS))
         sys.audit(REPORT_EVENT, "collected", items, state, tuple(foreign))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> None:
         self._item = item
-        state = plugin_state(self._pm) if self._pm is not None else None
+        state = plugin_state(self._pm, CRITICAL_HOOKS) if self._pm is not None else None
         sys.audit(REPORT_EVENT, "start", _text(item.nodeid), item_facts(item), state)
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
@@ -159,7 +182,7 @@ class Reporter:
         nodeid = _text(item.nodeid)
         sys.audit(REPORT_EVENT, "call", nodeid, True, item_facts(item), _funcargs(item))
         yield
-        sys.audit(REPORT_EVENT, "call", nodeid, False, item_facts(item), _funcargs(item))
+        sys.audit(REPORT_EVENT, "call", nodeid, False, None, _funcargs(item))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
