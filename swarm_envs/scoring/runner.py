@@ -38,12 +38,11 @@ class ProjectRunner:
         files: dict[str, bytes],
         selection: Sequence[str] | None = None,
         *,
-        held_out: bool | None = None,
+        held_out: bool = False,
     ) -> TestReport:
-        """A `TestReport` of `selection` on the project `files`.
+        """A `TestReport` of `selection` (default: every visible test) on the project `files`.
 
-        Without a selection every canonical test runs, the held-out ones included
-        (`held_out` says otherwise); with one, the visible tests it names.
+        `held_out`: run the task's held-out tests too (reported in `TestReport.held_out`).
         """
         root = self.sandbox.root
         for child in list(root.iterdir()):
@@ -52,12 +51,15 @@ class ProjectRunner:
             else:
                 child.unlink()
         self.task.materialize(root, files)
-        with_held_out = selection is None if held_out is None else held_out
-        return self.scorer.evaluate(selection, held_out=with_held_out)
+        return self.scorer.evaluate(selection, held_out=held_out)
 
     def test_ids(self) -> list[str]:
-        """Every canonical node id: the visible ones, then the held-out ones."""
-        return self.scorer.test_ids() + self.scorer.held_out_ids()
+        """The visible canonical node ids."""
+        return self.scorer.test_ids()
+
+    def held_out_ids(self) -> list[str]:
+        """The held-out canonical node ids."""
+        return self.scorer.held_out_ids()
 
     def close(self) -> None:
         """Stop the scorer and remove the sandbox (twice-safe)."""
