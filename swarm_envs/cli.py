@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from swarm_envs.error import Error
+from swarm_envs.task import SUITES
 
 console = Console()
 
@@ -45,10 +46,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     from swarm_envs.scoring import collect_test_ids
     from swarm_envs.task import get_task, registered
 
-    order = {"mini": 0, "standard": 1, "long": 2, "custom": 3}
     tasks = sorted(
         (get_task(t) for t in registered()),
-        key=lambda t: (order[t.manifest.suite], t.id),
+        key=lambda t: (SUITES.index(t.manifest.suite), t.id),
     )
     tasks = [t for t in tasks if not args.suite or t.manifest.suite == args.suite]
     table = Table(title="swarm-envs tasks")
@@ -154,7 +154,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         episodes = summarize(args.file)
     except FileNotFoundError:
         raise Error(f"no such recording: {args.file}") from None
-    except (ValueError, KeyError) as e:
+    except (UnicodeDecodeError, IsADirectoryError) as e:
         raise Error(f"{args.file} is not a swarm-envs recording: {e}") from None
     if not episodes:
         raise Error(f"{args.file} holds no episode")
@@ -240,12 +240,13 @@ def cmd_make_task(args: argparse.Namespace) -> int:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     """Generate task instances."""
-    from swarm_envs.generators import generate
+    from swarm_envs.generators import generate, instance_name
     from swarm_envs.task import get_task
 
     task = get_task(args.task)
     for seed in range(args.seed, args.seed + args.count):
-        dest = Path(args.out) / f"{task.name}_{args.kind}{args.k}_s{seed}" if args.out else None
+        name = instance_name(task, args.kind, args.k, seed)
+        dest = Path(args.out) / name if args.out else None
         inst = generate(task, args.kind, args.k, seed, dest)
         console.print(f"{inst.id}: {inst.root}  ({', '.join(u.name for u in inst.units)})")
     return 0
@@ -264,9 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("list", help="list the tasks and suites", description="List the tasks.")
-    p.add_argument(
-        "--suite", choices=["mini", "standard", "long", "custom"], help="only this suite"
-    )
+    p.add_argument("--suite", choices=SUITES, help="only this suite")
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser(
@@ -303,9 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("task", nargs="?", help="task id, name or folder")
     p.add_argument("--all", action="store_true", help="every registered task")
-    p.add_argument(
-        "--suite", choices=["mini", "standard", "long", "custom"], help="only this suite"
-    )
+    p.add_argument("--suite", choices=SUITES, help="only this suite")
     p.add_argument("--quick", action="store_true", help="skip the per-unit sensitivity check")
     p.set_defaults(func=cmd_validate)
 
@@ -359,7 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (Error, ValueError) as e:
+    except Error as e:
         print(f"swarm-envs {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

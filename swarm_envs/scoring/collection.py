@@ -11,7 +11,7 @@ from typing import TypeAlias
 
 from swarm_envs.error import SandboxError, ScoringError
 from swarm_envs.sandboxes.base import Sandbox
-from swarm_envs.task import HELD_OUT_DIR, Task
+from swarm_envs.task import HELD_OUT_DIR, Task, task_roots
 
 from .channel import install_worker, run_once
 from .snapshot import digest
@@ -91,7 +91,7 @@ def collect_test_ids(task: Task, sandbox: SandboxSource = None) -> Collection:
             if not rel.startswith("tests/") and "__pycache__" not in rel
         }
         files.update(tests)
-        with _sandbox_for(sandbox) as sb:
+        with _sandbox_for(sandbox, task) as sb:
             host = sb.scoring_host()
             install_worker(host)
             host.sync(_REF_TREE, files)
@@ -114,14 +114,16 @@ def collect_test_ids(task: Task, sandbox: SandboxSource = None) -> Collection:
 
 
 @contextlib.contextmanager
-def _sandbox_for(source: SandboxSource) -> Iterator[Sandbox]:
+def _sandbox_for(source: SandboxSource, task: Task) -> Iterator[Sandbox]:
     if isinstance(source, Sandbox):
         yield source  # the caller's: not ours to close
         return
     if source is None:
         from swarm_envs.sandboxes import make_sandbox
 
-        factory: Callable[[], Sandbox] = make_sandbox
+        def factory() -> Sandbox:
+            return make_sandbox("local", hide=[*task_roots(), task.root])
+
     else:
         factory = source
     with factory() as sb:

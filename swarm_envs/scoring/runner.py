@@ -6,7 +6,7 @@ import shutil
 from collections.abc import Sequence
 
 from swarm_envs.sandboxes import make_sandbox
-from swarm_envs.task import Task
+from swarm_envs.task import Task, task_roots
 
 from . import make_scorer
 from .report import TestReport
@@ -26,7 +26,8 @@ class ProjectRunner:
 
     def __init__(self, task: Task, *, scorer: str = "fast", sandbox: str = "local"):
         self.task = task
-        self.sandbox = make_sandbox(sandbox)
+        # Solutions and canonical tests of every known task stay out of the sandbox's view.
+        self.sandbox = make_sandbox(sandbox, hide=[*task_roots(), task.root])
         try:
             self.scorer = make_scorer(task, self.sandbox, kind=scorer)
         except BaseException:

@@ -271,8 +271,24 @@ def task(tmp_path_factory):
     return write_task(tmp_path_factory.mktemp("tamper") / "task", timeout_s=8)
 
 
+# Known gap: Docker's default seccomp profile forbids user namespaces, so a worker there
+# gets no per-evaluation pid namespace and the code under test can kill its fork server
+# (whether a verdict still comes back depends on timing). docs/sandboxes.md, Known limits.
+DOCKER_GAPS = {"kill_the_scorer": "code under test can kill its fork server under Docker"}
+
+
 @pytest.fixture
-def honest(task, sandbox):
+def backend(sandbox_backend):
+    """This suite runs on every sandbox backend (Docker where an engine can run)."""
+    return sandbox_backend
+
+
+@pytest.fixture
+def honest(task, backend, make_sandbox_for_test, request):
+    attack = getattr(request.node, "callspec", None) and request.node.callspec.params.get("attack")
+    if backend == "docker" and attack in DOCKER_GAPS:
+        pytest.skip(DOCKER_GAPS[attack])
+    sandbox = make_sandbox_for_test()
     task.materialize(sandbox.root)
     put(sandbox, "mathy/ops.py", SOLUTION["mathy/ops.py"])
     return sandbox
