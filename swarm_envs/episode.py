@@ -40,7 +40,7 @@ from swarm_envs.recording import (
     StepEvent,
 )
 from swarm_envs.sandboxes import Sandbox, make_sandbox
-from swarm_envs.scoring import Scorer, TestReport, make_scorer, select_tests
+from swarm_envs.scoring import Scorer, TestReport, hidden_paths, make_scorer, select_tests
 from swarm_envs.spaces import Observation
 from swarm_envs.task import Task, task_roots
 from swarm_envs.tools import TOOLS, Wait
@@ -144,8 +144,10 @@ class Episode:
         self.close_sandbox()
         self.started = False
         self._new_state(seed, cap)
-        # Solutions and canonical tests of every known task stay out of the sandbox's view.
-        self.sandbox = make_sandbox(self.config.sandbox, hide=[*task_roots(), self.task.root])
+        # Solutions and canonical tests of every known task, and the scorer's cache on disk,
+        # stay out of the sandbox's view.
+        hide = [*task_roots(), self.task.root, *hidden_paths()]
+        self.sandbox = make_sandbox(self.config.sandbox, hide=hide)
         self.task.materialize(self.sandbox.root)
         self.scorer = make_scorer(
             self.task, self.sandbox, kind=self.config.scorer, quota=self.config.workspace_quota

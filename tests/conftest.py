@@ -2,11 +2,26 @@
 
 import json
 import os
+import tempfile
 
 import pytest
 from sandbox_support import docker_engine, sandbox_backend  # noqa: F401 - fixtures
 
 import swarm_envs
+
+# Outside tests (module- and session-scoped fixtures) the scorer's cache on disk is a folder
+# of this session, never the user's.
+if "SWARM_ENVS_CACHE" not in os.environ:
+    os.environ["SWARM_ENVS_CACHE"] = tempfile.mkdtemp(prefix="swarm-envs-test-cache-")
+
+
+@pytest.fixture(autouse=True)
+def _empty_scoring_cache(tmp_path_factory, monkeypatch):
+    # Every test starts with an empty scorer's cache on disk: results of another test, an
+    # earlier run or the user's own never stand in for a scoring run under test. Worker
+    # processes inherit the variable.
+    monkeypatch.setenv("SWARM_ENVS_CACHE", str(tmp_path_factory.mktemp("scoring-cache")))
+
 
 # Reported usage is never below the estimate from the call's own text (4 characters a
 # token), so tests that set thinking time exactly report it in units of TOKEN tokens,

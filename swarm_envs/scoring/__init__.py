@@ -61,6 +61,7 @@ from swarm_envs.task import Task
 
 from .base import Scorer
 from .collection import Collection, collect_test_ids
+from .disk import hidden_paths
 from .fast import FastScorer
 from .report import TestReport, select_tests
 from .subprocess import SubprocessScorer
@@ -75,6 +76,7 @@ __all__ = [
     "SubprocessScorer",
     "TestReport",
     "collect_test_ids",
+    "hidden_paths",
     "make_scorer",
     "select_tests",
 ]

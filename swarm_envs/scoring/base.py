@@ -14,6 +14,7 @@ from swarm_envs.sandboxes.base import Sandbox
 from swarm_envs.task import Task
 
 from .collection import Collection, collect_test_ids
+from .disk import DiskCache, trusted
 from .report import TestReport, no_verdict, over_quota, select_tests, unmatched_failures
 from .snapshot import Quota, WorkspaceSnapshot, size_text
 
@@ -38,6 +39,8 @@ class Scorer(abc.ABC):
         self.task = task
         self.sandbox = sandbox
         self._closed = False
+        # Results on disk are trusted only where agents' commands cannot reach them.
+        self.disk = DiskCache.default() if trusted(sandbox.protections) else None
         self._collection: Collection | None = None
         self.collection  # noqa: B018 - collected now, in this sandbox, while it is open
         self.snapshot = WorkspaceSnapshot(sandbox.root, task, Quota.of(quota))
@@ -140,7 +143,7 @@ class Scorer(abc.ABC):
     def collection(self) -> Collection:
         """The task's canonical tests (collected on first use in this scorer's sandbox)."""
         if self._collection is None:
-            self._collection = collect_test_ids(self.task, self.sandbox)
+            self._collection = collect_test_ids(self.task, self.sandbox, disk=self.disk)
         return self._collection
 
     def test_ids(self) -> list[str]:

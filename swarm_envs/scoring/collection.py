@@ -14,6 +14,7 @@ from swarm_envs.sandboxes.base import Sandbox
 from swarm_envs.task import HELD_OUT_DIR, Task, task_roots
 
 from .channel import install_worker, run_once
+from .disk import DiskCache, hidden_paths, task_key
 from .snapshot import digest
 
 #: extra seconds a scoring run gets beyond the task's test timeout before the *scorer* is
@@ -63,7 +64,9 @@ def test_files(task: Task) -> dict[str, bytes]:
     return files
 
 
-def collect_test_ids(task: Task, sandbox: SandboxSource = None) -> Collection:
+def collect_test_ids(
+    task: Task, sandbox: SandboxSource = None, *, disk: DiskCache | None = None
+) -> Collection:
     """Collect the canonical node ids on the reference solution, once per task and process.
 
     Args:
@@ -71,6 +74,8 @@ def collect_test_ids(task: Task, sandbox: SandboxSource = None) -> Collection:
         sandbox: where to run the collection: the caller's sandbox (its private scoring
             area holds the reference for this run only), or a factory of a throwaway
             sandbox (closed afterwards); None uses `make_sandbox()`.
+        disk: a cache on disk to read the collection from and store it in, keyed by every
+            file of the task folder (see `disk`); None: collect in every new process.
 
     Raises:
         ScoringError: the reference does not collect cleanly, or yields no tests.
@@ -85,6 +90,12 @@ def collect_test_ids(task: Task, sandbox: SandboxSource = None) -> Collection:
         hit = _collections.get(key)
         if hit is not None:
             return hit
+        dkey = task_key(task.root) if disk is not None else ""
+        stored = disk.get("collection", dkey) if disk is not None else None
+        if isinstance(stored, list) and _well_formed(stored, tests):
+            result = _collection(task, [{"ev": "collection", "ids": stored}], tests)
+            _collections[key] = result
+            return result
         files: dict[str, bytes | None] = {
             rel: data
             for rel, data in sol.items()
@@ -110,7 +121,14 @@ def collect_test_ids(task: Task, sandbox: SandboxSource = None) -> Collection:
                     host.remove_tree(_REF_TREE)
         result = _collection(task, recs, tests)
         _collections[key] = result
+        if disk is not None:
+            disk.put("collection", dkey, list(result.all_ids))
         return result
+
+
+def _well_formed(ids: list, tests: dict[str, bytes]) -> bool:
+    """Whether stored node ids are a collection of these test files (else: collect again)."""
+    return bool(ids) and all(isinstance(i, str) and i.split("::")[0] in tests for i in ids)
 
 
 @contextlib.contextmanager
@@ -122,7 +140,7 @@ def _sandbox_for(source: SandboxSource, task: Task) -> Iterator[Sandbox]:
         from swarm_envs.sandboxes import make_sandbox
 
         def factory() -> Sandbox:
-            return make_sandbox("local", hide=[*task_roots(), task.root])
+            return make_sandbox("local", hide=[*task_roots(), task.root, *hidden_paths()])
 
     else:
         factory = source

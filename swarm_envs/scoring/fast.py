@@ -17,6 +17,8 @@ from swarm_envs.task import Task
 from .base import Scorer
 from .channel import Channel, ini_path, install_worker, limits_for_children, send, worker_argv
 from .collection import GRACE_S
+from .disk import key as disk_key
+from .disk import task_key
 from .graph import ImportGraph
 from .keys import MAX_ENTRIES_PER_FILE, Keyer, shared_entries
 from .report import TestReport, outcomes
@@ -90,6 +92,7 @@ class FastScorer(Scorer):
         self._last: tuple[dict[str, str], tuple[str, ...], TestReport] | None = None
         self._test_digests = {rel: digest(data) for rel, data in self.coll.test_files.items()}
         self._pool = ThreadPoolExecutor(max_workers=self._n_workers, thread_name_prefix="scorer")
+        self._evaluated = False  # the first evaluation (a reset's) may come from disk
         self._nworker_seq = 0
         timeout = task.manifest.tests.timeout_s
         self.test_timeout_s = test_timeout_s or min(timeout, max(10.0, sandbox.limits.wall_s))
@@ -243,6 +246,14 @@ class FastScorer(Scorer):
                         missing.setdefault(tf, []).append(n)
         ran = 0
         notes: list[str] = []
+        first, self._evaluated = not self._evaluated, True
+        dkey = self._disk_key(files, selected) if first and missing and self.disk else ""
+        stored = self._from_disk(dkey, files, keyer, missing) if dkey else None
+        if stored is not None:
+            results.update(stored[0])
+            notes.extend(stored[1])
+            findings.extend(stored[2])
+            missing = {}
         if missing:
             ran = sum(len(v) for v in missing.values())
             chunks = self._split(missing)
@@ -250,11 +261,15 @@ class FastScorer(Scorer):
                 self._pool.submit(self._run_chunk, files, blobs, chunk, keyer, graph.index)
                 for chunk in chunks
             ]
+            records: list[dict] = []
             for f in futures:
-                got, chunk_notes, chunk_findings = f.result()
+                got, chunk_notes, chunk_findings, chunk_records = f.result()
                 results.update(got)
                 notes.extend(chunk_notes)
                 findings.extend(chunk_findings)
+                records.extend(chunk_records)
+            if dkey and ran == len(selected) and self.disk is not None:
+                self.disk.put("start", dkey, {"records": records, "notes": notes})
         with self._lock:
             per, fails = outcomes(selected, results, {})
             fails.update(self.unmatched(unmatched))
@@ -284,6 +299,44 @@ class FastScorer(Scorer):
             have.update(entry.results)
             found.extend(entry.findings)
         return have, found
+
+    # ------------------------------------------------------------------------ disk
+
+    def _disk_key(self, files: dict[str, str], selected: list[str]) -> str:
+        """The key of an evaluation's outcomes on disk: all of its inputs, host-computed."""
+        sb = self.sandbox
+        return disk_key(
+            task_key(self.task.root),
+            f"{type(sb).__name__} {sb.limits!r} {sorted(sb.protections.items())}",
+            f"test timeout {self.test_timeout_s!r}",
+            *(f"{rel}={d}" for rel, d in sorted(files.items())),
+            "\0selected",
+            *selected,
+        )
+
+    def _from_disk(
+        self, dkey: str, files: dict[str, str], keyer: Keyer, missing: dict[str, list[str]]
+    ) -> tuple[dict[str, tuple[bool, str]], list[str], list[dict[str, str]]] | None:
+        """Outcomes stored for this exact evaluation (remembered as if run), or None.
+
+        An entry that is malformed, or does not cover every missing test, is a miss.
+        """
+        value = self.disk.get("start", dkey) if self.disk else None
+        try:
+            records = [_record(r, self.coll.by_file, files) for r in value["records"]]
+            notes = [n for n in value["notes"] if isinstance(n, str)]
+        except (TypeError, KeyError, ValueError):
+            return None
+        results: dict[str, tuple[bool, str]] = {}
+        findings: list[dict[str, str]] = []
+        for r in records:
+            results.update(r["results"])
+            findings.extend(r["findings"])
+        if any(n not in results for nids in missing.values() for n in nids):
+            return None
+        for r in records:
+            self._remember(keyer, r["tf"], r["results"], r["everything"], r["extra"], r["findings"])
+        return results, notes, findings
 
     def _split(self, missing: dict[str, list[str]]) -> list[dict[str, list[str]]]:
         """Split the tests to run over the workers, balancing by test count.
@@ -315,7 +368,7 @@ class FastScorer(Scorer):
         chunk: dict[str, list[str]],
         keyer: Keyer,
         index: dict[str, str],
-    ) -> tuple[dict[str, tuple[bool, str]], list[str], list[dict[str, str]]]:
+    ) -> tuple[dict[str, tuple[bool, str]], list[str], list[dict[str, str]], list[dict]]:
         targets = sorted(chunk)
         partial = any(len(v) < len(self.coll.by_file[tf]) for tf, v in chunk.items())
         select_ids = [n for v in chunk.values() for n in v] if partial else None
@@ -335,8 +388,7 @@ class FastScorer(Scorer):
         seen = _loaded_by_file(loaded if isinstance(loaded, dict) else {}, files, index)
         default = "not observed to pass" + (f" ({'; '.join(notes)})" if notes else "")
         out: dict[str, tuple[bool, str]] = {}
-        Items = dict[str, tuple[str, ...]] | None
-        groups: dict[tuple[str, tuple], tuple[Items, dict[str, tuple[bool, str]]]] = {}
+        records: list[dict] = []  # what `_remember` was given, for the cache on disk
         for tf, nids in chunk.items():
             closure = keyer.closures.get(tf)
             extra = {}
@@ -347,19 +399,54 @@ class FastScorer(Scorer):
                     notes.append(
                         f"{tf} loaded files its imports do not name: {', '.join(sorted(extra))}"
                     )
+            res: dict[str, tuple[bool, str]] = {}
             for n in nids:
                 got = raw.get(n)
                 if got is None:
                     text = f"collection failed: {errors[tf]}" if tf in errors else default
                     got = (False, text)
-                out[n] = got
-                items = None if everything else keyer.items_for(tf, n)
-                frozen = None if items is None else tuple(sorted(items.items()))
-                group = groups.setdefault((tf, (frozen, tuple(sorted(extra.items())))), (items, {}))
-                group[1][n] = got
+                out[n] = res[n] = got
+            self._remember(keyer, tf, res, everything, extra, findings)
+            records.append(
+                {
+                    "tf": tf,
+                    "results": res,
+                    "everything": everything,
+                    "extra": extra,
+                    "findings": findings,
+                }
+            )
+        return out, notes, findings, records
+
+    def _remember(
+        self,
+        keyer: Keyer,
+        tf: str,
+        results: dict[str, tuple[bool, str]],
+        everything: bool,
+        extra: dict[str, str],
+        findings: list[dict[str, str]],
+    ) -> None:
+        """Cache the outcomes of a run of `tf`'s tests, keyed by what each test can reach.
+
+        Args:
+            keyer: the keys of the snapshot the tests ran on.
+            tf: the test file.
+            results: node id -> (passed, failure text).
+            everything: the run was flagged or its record of what it loaded is missing:
+                its outcomes depend on every file.
+            extra: files the run loaded beyond its static closure (they widen the keys).
+            findings: what the guard flagged in the run.
+        """
+        Items = dict[str, tuple[str, ...]] | None
+        groups: dict[tuple | None, tuple[Items, dict[str, tuple[bool, str]]]] = {}
+        for n, got in results.items():
+            items = None if everything else keyer.items_for(tf, n)
+            frozen = None if items is None else tuple(sorted(items.items()))
+            groups.setdefault(frozen, (items, {}))[1][n] = got
         with self._lock:
-            for (tf, (_, extra_key)), (items, res) in groups.items():
-                new = keyer.make(tf, items, res, dict(extra_key), tuple(findings))
+            for items, res in groups.values():
+                new = keyer.make(tf, items, res, dict(extra), tuple(findings))
                 entries = self._entries.setdefault(tf, [])
                 for entry in entries:
                     if (entry.static_key, entry.items, entry.parts, entry.extra) == (
@@ -374,7 +461,6 @@ class FastScorer(Scorer):
                     entries.append(new)
                     if len(entries) > MAX_ENTRIES_PER_FILE:
                         del entries[0]
-        return out, notes, findings
 
     def close(self) -> None:
         if self._closed:
@@ -387,3 +473,34 @@ class FastScorer(Scorer):
         for w in workers:
             w.handle.kill()
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _record(r: dict, by_file: dict[str, tuple[str, ...]], files: dict[str, str]) -> dict:
+    """A run's record read back from disk, checked against this collection and snapshot.
+
+    Raises:
+        ValueError: it names tests or files that are not these, or has the wrong shape.
+    """
+    tf = r["tf"]
+    if tf not in by_file:
+        raise ValueError(f"not a canonical test file: {tf!r}")
+    ids = set(by_file[tf])
+    results = {}
+    for n, got in dict(r["results"]).items():
+        passed, text = got
+        if n not in ids or not isinstance(passed, bool) or not isinstance(text, str):
+            raise ValueError(f"not an outcome of {tf}: {n!r}")
+        results[n] = (passed, text)
+    extra = {str(k): str(v) for k, v in dict(r["extra"]).items()}
+    if any(files.get(rel) != d for rel, d in extra.items()) or not isinstance(
+        r["everything"], bool
+    ):
+        raise ValueError("a record of another workspace")
+    findings = [{k: str(f[k]) for k in ("kind", "test", "detail")} for f in r["findings"]]
+    return {
+        "tf": tf,
+        "results": results,
+        "everything": r["everything"],
+        "extra": extra,
+        "findings": findings,
+    }

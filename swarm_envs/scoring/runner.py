@@ -9,6 +9,7 @@ from swarm_envs.sandboxes import make_sandbox
 from swarm_envs.task import Task, task_roots
 
 from . import make_scorer
+from .disk import hidden_paths
 from .report import TestReport
 
 
@@ -27,7 +28,7 @@ class ProjectRunner:
     def __init__(self, task: Task, *, scorer: str = "fast", sandbox: str = "local"):
         self.task = task
         # Solutions and canonical tests of every known task stay out of the sandbox's view.
-        self.sandbox = make_sandbox(sandbox, hide=[*task_roots(), task.root])
+        self.sandbox = make_sandbox(sandbox, hide=[*task_roots(), task.root, *hidden_paths()])
         try:
             self.scorer = make_scorer(task, self.sandbox, kind=scorer)
         except BaseException:
