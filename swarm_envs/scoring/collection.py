@@ -14,7 +14,7 @@ from swarm_envs.sandboxes.base import Sandbox
 from swarm_envs.task import HELD_OUT_DIR, Task, task_roots
 
 from .channel import install_worker, run_once
-from .disk import DiskCache, hidden_paths, task_key
+from .disk import DiskCache, hidden_paths, key, task_key, where
 from .snapshot import digest
 
 #: extra seconds a scoring run gets beyond the task's test timeout before the *scorer* is
@@ -90,7 +90,7 @@ def collect_test_ids(
         hit = _collections.get(key)
         if hit is not None:
             return hit
-        dkey = task_key(task.root) if disk is not None else ""
+        dkey = _disk_key(task, sandbox) if disk is not None else ""
         stored = disk.get("collection", dkey) if disk is not None else None
         if isinstance(stored, list) and _well_formed(stored, tests):
             result = _collection(task, [{"ev": "collection", "ids": stored}], tests)
@@ -124,6 +124,11 @@ def collect_test_ids(
         if disk is not None:
             disk.put("collection", dkey, list(result.all_ids))
         return result
+
+
+def _disk_key(task: Task, sandbox: SandboxSource) -> str:
+    """Every file of the task, and what collects it when the caller's sandbox does."""
+    return key(task_key(task.root), where(sandbox) if isinstance(sandbox, Sandbox) else "local")
 
 
 def _well_formed(ids: list, tests: dict[str, bytes]) -> bool:

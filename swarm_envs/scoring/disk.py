@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.metadata
 import json
 import logging
 import os
@@ -40,6 +41,8 @@ import tempfile
 import threading
 from collections.abc import Iterable
 from typing import Any
+
+from swarm_envs.sandboxes.base import Sandbox
 
 logger = logging.getLogger("swarm_envs.scoring")
 
@@ -91,15 +94,17 @@ def _tree(root: pathlib.Path, skip_dirs: tuple[str, ...] = ("__pycache__",)) -> 
 
 
 def _host_key() -> str:
-    import pytest
-
     scorer = pathlib.Path(__file__).resolve().parent
+    try:
+        pytest = importlib.metadata.version("pytest")  # without importing it (0.3 s)
+    except importlib.metadata.PackageNotFoundError:
+        pytest = "none"
     return _hash(
         [
             f"format {FORMAT}".encode(),
             sys.version.encode(),
             sys.implementation.cache_tag.encode(),
-            f"pytest {pytest.__version__}".encode(),
+            f"pytest {pytest}".encode(),
             *_tree(scorer),
         ]
     )
@@ -124,6 +129,12 @@ def task_key(root: pathlib.Path) -> str:
 def key(*parts: str) -> str:
     """A cache key from host-computed parts (digests, node ids)."""
     return _hash(p.encode("utf-8", "surrogateescape") for p in parts)
+
+
+def where(sandbox: Sandbox) -> str:
+    """What runs the tests: the sandbox's kind, image and Python (its pytest comes with it)."""
+    host = sandbox.scoring_host()
+    return f"{type(sandbox).__name__} image={getattr(sandbox, 'image', None)!r} {host.python}"
 
 
 def trusted(protections: dict[str, bool]) -> bool:

@@ -18,7 +18,7 @@ from .base import Scorer
 from .channel import Channel, ini_path, install_worker, limits_for_children, send, worker_argv
 from .collection import GRACE_S
 from .disk import key as disk_key
-from .disk import task_key
+from .disk import task_key, where
 from .graph import ImportGraph
 from .keys import MAX_ENTRIES_PER_FILE, Keyer, shared_entries
 from .report import TestReport, outcomes
@@ -93,6 +93,7 @@ class FastScorer(Scorer):
         self._test_digests = {rel: digest(data) for rel, data in self.coll.test_files.items()}
         self._pool = ThreadPoolExecutor(max_workers=self._n_workers, thread_name_prefix="scorer")
         self._evaluated = False  # the first evaluation (a reset's) may come from disk
+        self._unkeyed: tuple[dict[str, str], dict[str, bytes], list[dict]] | None = None
         self._nworker_seq = 0
         timeout = task.manifest.tests.timeout_s
         self.test_timeout_s = test_timeout_s or min(timeout, max(10.0, sandbox.limits.wall_s))
@@ -222,12 +223,19 @@ class FastScorer(Scorer):
 
     def _evaluate(self, selected: list[str], unmatched: list[str], start: float) -> TestReport:
         sel_key = tuple(selected)
+        self._settle()
         with self._lock:
             files = self.take_snapshot()
             last = self._last
             if last is not None and last[0] == files and last[1] == sel_key:
                 return replace(last[2], wall_s=time.monotonic() - start, cached=True, ran=0)
             blobs = self.snapshot.contents(files)
+            first, self._evaluated = not self._evaluated, True
+            dkey = self._disk_key(files, selected) if first and self.disk else ""
+            stored = self._from_disk(dkey, files, blobs, selected) if dkey else None
+            if stored is not None:
+                results, notes, findings = stored
+                return self._report(files, selected, unmatched, results, notes, findings, 0, start)
             graph = self._graph.analyse(files, blobs, self.coll.test_files, self._test_digests)
             keyer = Keyer(files, graph.fact, graph.closures, self.coll, self._test_digests)
             by_file: dict[str, list[str]] = {}
@@ -246,14 +254,6 @@ class FastScorer(Scorer):
                         missing.setdefault(tf, []).append(n)
         ran = 0
         notes: list[str] = []
-        first, self._evaluated = not self._evaluated, True
-        dkey = self._disk_key(files, selected) if first and missing and self.disk else ""
-        stored = self._from_disk(dkey, files, keyer, missing) if dkey else None
-        if stored is not None:
-            results.update(stored[0])
-            notes.extend(stored[1])
-            findings.extend(stored[2])
-            missing = {}
         if missing:
             ran = sum(len(v) for v in missing.values())
             chunks = self._split(missing)
@@ -271,20 +271,34 @@ class FastScorer(Scorer):
             if dkey and ran == len(selected) and self.disk is not None:
                 self.disk.put("start", dkey, {"records": records, "notes": notes})
         with self._lock:
-            per, fails = outcomes(selected, results, {})
-            fails.update(self.unmatched(unmatched))
-            report = TestReport(
-                per_test=per,
-                failures=fails,
-                verdict="ok",
-                error=None,
-                wall_s=time.monotonic() - start,
-                cached=not missing,
-                ran=ran,
-                notes=(*notes, *self.snapshot.notes),
-                integrity=_unique(findings),
-            )
-            self._last = (files, sel_key, report)
+            return self._report(files, selected, unmatched, results, notes, findings, ran, start)
+
+    def _report(
+        self,
+        files: dict[str, str],
+        selected: list[str],
+        unmatched: list[str],
+        results: dict[str, tuple[bool, str]],
+        notes: list[str],
+        findings: list[dict[str, str]],
+        ran: int,
+        start: float,
+    ) -> TestReport:
+        """The report of an evaluation (remembered for an unchanged re-evaluation)."""
+        per, fails = outcomes(selected, results, {})
+        fails.update(self.unmatched(unmatched))
+        report = TestReport(
+            per_test=per,
+            failures=fails,
+            verdict="ok",
+            error=None,
+            wall_s=time.monotonic() - start,
+            cached=ran == 0,
+            ran=ran,
+            notes=(*notes, *self.snapshot.notes),
+            integrity=_unique(findings),
+        )
+        self._last = (files, tuple(selected), report)
         return report
 
     def _lookup(
@@ -307,7 +321,8 @@ class FastScorer(Scorer):
         sb = self.sandbox
         return disk_key(
             task_key(self.task.root),
-            f"{type(sb).__name__} {sb.limits!r} {sorted(sb.protections.items())}",
+            where(sb),
+            f"{sb.limits!r} {sorted(sb.protections.items())}",
             f"test timeout {self.test_timeout_s!r}",
             *(f"{rel}={d}" for rel, d in sorted(files.items())),
             "\0selected",
@@ -315,11 +330,12 @@ class FastScorer(Scorer):
         )
 
     def _from_disk(
-        self, dkey: str, files: dict[str, str], keyer: Keyer, missing: dict[str, list[str]]
+        self, dkey: str, files: dict[str, str], blobs: Mapping[str, bytes], selected: list[str]
     ) -> tuple[dict[str, tuple[bool, str]], list[str], list[dict[str, str]]] | None:
-        """Outcomes stored for this exact evaluation (remembered as if run), or None.
+        """Outcomes stored for this exact evaluation, or None (missing or malformed).
 
-        An entry that is malformed, or does not cover every missing test, is a miss.
+        The runs' records are keyed like fresh runs at the next evaluation (`_settle`):
+        the import graph is analysed then, for that evaluation's snapshot anyway.
         """
         value = self.disk.get("start", dkey) if self.disk else None
         try:
@@ -332,11 +348,23 @@ class FastScorer(Scorer):
         for r in records:
             results.update(r["results"])
             findings.extend(r["findings"])
-        if any(n not in results for nids in missing.values() for n in nids):
+        if any(n not in results for n in selected):
             return None
+        py = {d: blobs[d] for rel, d in files.items() if rel.endswith(".py")}
+        self._unkeyed = (files, py, records)
+        return results, notes, findings
+
+    def _settle(self) -> None:
+        """Key the records that a first evaluation read from disk, as if they had run."""
+        pending, self._unkeyed = self._unkeyed, None
+        if pending is None:
+            return
+        files, blobs, records = pending
+        with self._lock:
+            graph = self._graph.analyse(files, blobs, self.coll.test_files, self._test_digests)
+            keyer = Keyer(files, graph.fact, graph.closures, self.coll, self._test_digests)
         for r in records:
             self._remember(keyer, r["tf"], r["results"], r["everything"], r["extra"], r["findings"])
-        return results, notes, findings
 
     def _split(self, missing: dict[str, list[str]]) -> list[dict[str, list[str]]]:
         """Split the tests to run over the workers, balancing by test count.
