@@ -50,6 +50,7 @@ apply. `LocalSandbox.protections` says which are active; `describe()` prints it.
 from __future__ import annotations
 
 import atexit
+import concurrent.futures
 import contextlib
 import errno
 import fnmatch
@@ -269,18 +270,18 @@ def _uid_drop_for(isolation: str, span: tuple[int, int] | None) -> tuple[bool, b
     # (a Python that cannot read its prefix falls back to another one's).
     check = f"import sys, pytest; print('ok' if sys.base_prefix == {sys.base_prefix!r} else '')"
     probe = ["/bin/sh", "-c", f'exec "{sys.executable}" -c "{check}"']
-    results = []
     with tempfile.TemporaryDirectory() as d:
         ws = pathlib.Path(d) / "ws"
         ws.mkdir()
         os.chown(ws, uid, uid)
         os.chmod(d, 0o711)
-        for block in (False, True):
-            if block and isolation != "bwrap":
-                results.append(False)
-                continue
-            argv = _launch(isolation, Launch(ws, uid=uid, block_userns=block)) + probe
-            results.append(_try(argv, timeout=60, cwd=d if isolation == "bwrap" else str(ws)))
+        cwd = d if isolation == "bwrap" else str(ws)
+        blocks = (False, True) if isolation == "bwrap" else (False,)
+        argvs = [_launch(isolation, Launch(ws, uid=uid, block_userns=b)) + probe for b in blocks]
+        # Both at once: each starts a Python that imports pytest, and a first reset waits.
+        with concurrent.futures.ThreadPoolExecutor(len(argvs)) as pool:
+            results = list(pool.map(lambda argv: _try(argv, timeout=60, cwd=cwd), argvs))
+        results += [False] * (2 - len(results))
     if not results[0]:
         logger.warning(
             "sandboxed processes cannot run as a dedicated uid here (%s isolation): is "
