@@ -491,6 +491,7 @@ class FastScorer(Scorer):
                         del entries[0]
 
     def close(self) -> None:
+        """Stop every worker; idempotent."""
         if self._closed:
             return
         with self._cv:

@@ -63,7 +63,7 @@ class CodeCache:
                 code = cache._compile_test(path, data, config)
             return importlib.util.source_hash(data), code
 
-        rw._rewrite_test = rewrite_test  # type: ignore[assignment]
+        rw._rewrite_test = rewrite_test
 
     def _compile_test(self, path: str, data: bytes, config: object = None) -> types.CodeType:
         code = compile_canonical(data, path, config)

@@ -190,13 +190,13 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         if t is bool:
             return "true" if value else "false"
         if t is int:
-            return int.__repr__(value)  # type: ignore[arg-type]
+            return int.__repr__(value)
         if t is type(None):
             return "null"
         if t is list or t is tuple:
-            return "[" + ",".join([dumps(v) for v in value]) + "]"  # type: ignore[attr-defined]
+            return "[" + ",".join([dumps(v) for v in value]) + "]"
         if t is dict:
-            items = value.items()  # type: ignore[attr-defined]
+            items = value.items()
             return "{" + ",".join([enc(plain(k)) + ":" + dumps(v) for k, v in items]) + "}"
         return "null"
 

@@ -58,14 +58,14 @@ def fingerprint(value: Any, depth: int = 0) -> str:
     if depth > 20:
         return "..."
     if t is list or t is tuple:
-        inner = ",".join(fingerprint(v, depth + 1) for v in value)  # type: ignore[attr-defined]
+        inner = ",".join(fingerprint(v, depth + 1) for v in value)
         return f"[{inner}]" if t is list else f"({inner})"
     if t is set or t is frozenset:
-        return "{" + ",".join(sorted(fingerprint(v, depth + 1) for v in value)) + "}"  # type: ignore[attr-defined]
+        return "{" + ",".join(sorted(fingerprint(v, depth + 1) for v in value)) + "}"
     if t is dict:
         pairs = (
             f"{fingerprint(k, depth + 1)}:{fingerprint(v, depth + 1)}" for k, v in value.items()
-        )  # type: ignore[attr-defined]
+        )
         return "{" + ",".join(sorted(pairs)) + "}"
     return f"<{id(value):#x}>"
 

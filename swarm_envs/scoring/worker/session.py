@@ -88,7 +88,7 @@ def run_pytest(
     import _pytest.runner
 
     # Which test is running is nobody's business but the guard's.
-    _pytest.runner._update_current_test_var = _no_current_test  # type: ignore[assignment]
+    _pytest.runner._update_current_test_var = _no_current_test
     os.environ.pop("PYTEST_CURRENT_TEST", None)
     codes, keep = code_cache.canonical_codes()
     callers = [*caller_codes(), run_pytest.__code__]
