@@ -22,6 +22,9 @@ What makes an entry safe to trust:
   older format) is ignored, and the caller's result replaces it. Writes go to a private
   temporary file renamed into place, so concurrent writers never leave a torn entry.
 
+The folder is bounded (`MAX_ENTRIES`, `MAX_BYTES`): a write past either removes the least
+recently used entries (a hit counts as a use), and temporary files that a dead writer left.
+
 Location: `SWARM_ENVS_CACHE` (a folder; `off` disables the cache), else the user's cache
 folder (`platformdirs`, or `$XDG_CACHE_HOME`, or `~/.cache`) under `swarm-envs/scoring`.
 """
@@ -39,6 +42,7 @@ import stat
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -48,6 +52,11 @@ logger = logging.getLogger("swarm_envs.scoring")
 
 FORMAT = 1
 ENV_VAR = "SWARM_ENVS_CACHE"
+#: bounds of the folder: past either, the least recently used entries go
+MAX_ENTRIES = 1_000
+MAX_BYTES = 256 * 2**20
+#: a writer's temporary file this old was left by a process that died mid-write
+STALE_TMP_S = 3600.0
 _OFF = ("off", "0", "none", "false")
 _warned: set[str] = set()
 _lock = threading.Lock()
@@ -152,10 +161,20 @@ class DiskCache:
     Args:
         root: the folder (created 0700); None disables the cache (every `get` misses,
             every `put` is dropped).
+        max_entries: entries kept; a `put` past it removes the least recently used.
+        max_bytes: total size kept, likewise.
     """
 
-    def __init__(self, root: pathlib.Path | None):
+    def __init__(
+        self,
+        root: pathlib.Path | None,
+        *,
+        max_entries: int = MAX_ENTRIES,
+        max_bytes: int = MAX_BYTES,
+    ):
         self.root = root
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
 
     @classmethod
     def default(cls) -> DiskCache:
@@ -187,8 +206,9 @@ class DiskCache:
         folder = self._folder(create=False)
         if folder is None:
             return None
+        path = self._path(folder, kind, k)
         try:
-            raw = self._path(folder, kind, k).read_bytes()
+            raw = path.read_bytes()
             entry = json.loads(raw)
             value = entry["value"]
             ok = (
@@ -199,7 +219,11 @@ class DiskCache:
             )
         except (OSError, ValueError, KeyError, TypeError):
             return None
-        return value if ok else None
+        if not ok:
+            return None
+        with contextlib.suppress(OSError):
+            os.utime(path)  # recently used: the last to be pruned
+        return value
 
     def put(self, kind: str, k: str, value: Any) -> None:
         """Store `value` (JSON) for (`kind`, `k`) atomically; a failure only logs."""
@@ -220,6 +244,31 @@ class DiskCache:
             if tmp is not None:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
+        self._prune(folder)
+
+    def _prune(self, folder: pathlib.Path) -> None:
+        """Keep the folder within its bounds (least recently used first out)."""
+        now = time.time()
+        kept: list[tuple[float, int, str]] = []
+        try:
+            with os.scandir(folder) as it:
+                for e in it:
+                    with contextlib.suppress(OSError):
+                        st = e.stat(follow_symlinks=False)
+                        if e.name.startswith(".tmp-"):
+                            if now - st.st_mtime > STALE_TMP_S:
+                                os.unlink(e.path)
+                        elif e.name.endswith(".json"):
+                            kept.append((st.st_mtime, st.st_size, e.path))
+        except OSError:
+            return
+        kept.sort(reverse=True)
+        total = 0
+        for i, (_, size, path) in enumerate(kept):
+            total += size
+            if i >= self.max_entries or total > self.max_bytes:
+                with contextlib.suppress(OSError):  # another writer may have pruned it
+                    os.unlink(path)
 
     def _warn(self, text: str) -> None:
         with _lock:

@@ -208,3 +208,24 @@ def test_concurrent_writers_leave_a_whole_entry(tmp_path):
     assert all(v in values for v in seen)  # never torn, never missing once written
     assert cache.get("start", "same") in values
     assert sorted(os.listdir(tmp_path / "cache")) == ["start-same.json"]  # no temp files
+
+
+def test_the_folder_keeps_the_recently_used_entries(tmp_path):
+    cache = DiskCache(tmp_path / "cache", max_entries=3)
+    for i in range(3):
+        cache.put("start", f"k{i}", {"i": i})
+        t = 1_000_000 + i  # distinct ages, oldest first
+        os.utime(tmp_path / "cache" / f"start-k{i}.json", (t, t))
+    assert cache.get("start", "k0") == {"i": 0}  # a hit: now the most recent
+    stale = tmp_path / "cache" / ".tmp-dead.json"
+    stale.write_text("{")
+    os.utime(stale, (1, 1))
+    cache.put("start", "k3", {"i": 3})
+    assert sorted(os.listdir(tmp_path / "cache")) == [
+        "start-k0.json",
+        "start-k2.json",
+        "start-k3.json",
+    ]
+    small = DiskCache(tmp_path / "small", max_bytes=1)
+    small.put("start", "big", {"data": "x" * 100})
+    assert small.get("start", "big") is None  # larger than the whole budget
