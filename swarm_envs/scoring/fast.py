@@ -234,8 +234,7 @@ class FastScorer(Scorer):
             dkey = self._disk_key(files, selected) if first and self.disk else ""
             stored = self._from_disk(dkey, files, blobs, selected) if dkey else None
             if stored is not None:
-                results, notes, findings = stored
-                return self._report(files, selected, unmatched, results, notes, findings, 0, start)
+                return self._report(files, selected, unmatched, *stored, 0, start)
             graph = self._graph.analyse(files, blobs, self.coll.test_files, self._test_digests)
             keyer = Keyer(files, graph.fact, graph.closures, self.coll, self._test_digests)
             by_file: dict[str, list[str]] = {}
@@ -338,6 +337,8 @@ class FastScorer(Scorer):
         the import graph is analysed then, for that evaluation's snapshot anyway.
         """
         value = self.disk.get("start", dkey) if self.disk else None
+        if not isinstance(value, dict):
+            return None
         try:
             records = [_record(r, self.coll.by_file, files) for r in value["records"]]
             notes = [n for n in value["notes"] if isinstance(n, str)]
