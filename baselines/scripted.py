@@ -12,7 +12,8 @@ itself and how much a unit costs:
 - `leader`: agent_0 assigns units round-robin with direct messages; the others wait for
   their assignments.
 
-An agent alone coordinates with nobody: whatever the strategy, it posts nothing.
+An agent alone coordinates with nobody: whatever the strategy, it posts nothing and
+works in dependency order, so the three strategies are the same agent at size 1.
 
 ## One unit of work
 
@@ -148,14 +149,16 @@ class ScriptedAgent:
         self._said_done = self._assigned_out = False
         self._coordinating = self.strategy != "none" and self.num_agents > 1
         names = [u.name for u in self.task.units]
-        if self.strategy == "none":
-            random.Random(f"{self.seed}:{self.name}").shuffle(names)
-        else:  # dependencies first, then a per-agent rotation to spread the work
+        if self._coordinating or self.num_agents == 1:
+            # Dependencies first (alone, any strategy plans so), then for `claim` a
+            # per-agent rotation to spread the work.
             names = _topological(self.task.units)
             if self.strategy == "claim":
                 k = self.index * max(len(names) // max(self.num_agents, 1), 1)
                 k %= max(len(names), 1)
                 names = names[k:] + names[:k]
+        else:
+            random.Random(f"{self.seed}:{self.name}").shuffle(names)
         self._order = names
 
     # ------------------------------------------------------------------ messages
