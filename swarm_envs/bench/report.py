@@ -202,8 +202,10 @@ def duration(seconds: float | None) -> str:
         return "inf"
     if seconds >= 3600:
         return f"{seconds / 3600:.1f}h"
-    if seconds >= 60:
+    if seconds >= 600:
         return f"{seconds / 60:.0f}m"
+    if seconds >= 60:
+        return f"{seconds / 60:.1f}".rstrip("0").rstrip(".") + "m"
     return f"{seconds:.0f}s"
 
 
