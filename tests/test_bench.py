@@ -194,3 +194,32 @@ def test_a_worker_that_dies_loses_only_its_own_item():
     assert sorted(o for o in out if isinstance(o, int)) == [1, 9, 16]
     (lost,) = [o for o in out if isinstance(o, str)]
     assert lost.startswith("lost 2: its worker process died")
+
+
+@pytest.mark.slow
+def test_llm_agents_over_a_local_server_and_a_server_that_fails(tmp_path):
+    from llm_server import Reply, ScriptedServer, agent_of
+
+    def script(request):
+        # list the files, run the tests, then say done; agent_1 of the swarm gets 500s
+        if agent_of(request) == "agent_1":
+            return Reply(status=500)
+        turns = sum(1 for m in request["messages"] if m["role"] == "assistant")
+        return Reply(calls=[(["list_files", "run_tests", "done"][min(turns, 2)], {})])
+
+    with ScriptedServer(script) as server:
+        toml = tmp_path / "bench.toml"
+        toml.write_text(
+            f'tasks = ["calc"]\nsizes = [1, 2]\nseeds = [0]\nworkers = 2\nplots = false\n'
+            f'out = "{tmp_path / "out"}"\n[[agents]]\nkind = "llm"\nmodel = "scripted"\n'
+            f'base_url = "{server.url}"\nmax_retries = 0\ntimeout_s = 10\n'
+        )
+        assert main(["bench", "--config", str(toml), "--quiet"]) == 0
+    alone, pair = sorted(
+        load_results(tmp_path / "out" / "episodes.jsonl"), key=lambda r: r.spec.size
+    )
+    assert alone.status == pair.status == "ok"
+    assert [s[2] for s in alone.agents[0].segments] == ["list_files", "run_tests", "done"]
+    assert alone.tokens > 0 and alone.end_reason == "all_done"
+    errors = {a.name: a.error for a in pair.agents}
+    assert errors["agent_0"] is None and errors["agent_1"]  # the server's 500, recorded
