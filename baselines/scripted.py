@@ -200,10 +200,10 @@ class ScriptedAgent:
             return step.action
         self._last = "coordinate"
         if self._unit is not None:
-            unit, self._unit = self._unit, None
-            self.finished.add(unit)
+            finished, self._unit = self._unit, None
+            self.finished.add(finished)
             if self._coordinating and not self._dropped:
-                return _call("post", 30, channel="general", text=f"done: {unit}")
+                return _call("post", 30, channel="general", text=f"done: {finished}")
         if self.strategy == "leader" and self._coordinating and self.index == 0:
             assignment = self._assign()
             if assignment is not None:

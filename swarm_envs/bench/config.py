@@ -180,6 +180,10 @@ def resolve_factory(path: str) -> Any:
     return obj
 
 
+def _default_agents() -> ScriptedAgents | LLMAgents | ImportedAgents:
+    return ScriptedAgents()
+
+
 def _default_workers() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
@@ -202,7 +206,7 @@ class BenchConfig(_Model):
         plots: draw the PNG plots.
     """
 
-    agents: list[AgentSpec] = Field(default_factory=lambda: [ScriptedAgents()], min_length=1)
+    agents: list[AgentSpec] = Field(default_factory=lambda: [_default_agents()], min_length=1)
     sizes: list[Annotated[int, Field(ge=1, le=4096)]] = Field(
         default_factory=lambda: [1, 4], min_length=1
     )
