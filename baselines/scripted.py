@@ -61,7 +61,8 @@ from typing import Any, Literal
 from swarm_envs.actions import estimate_tokens
 from swarm_envs.channels import agent_name, agent_names
 from swarm_envs.error import ConfigError, Error
-from swarm_envs.generators import Candidate, ProjectRunner, candidates, unit_patches
+from swarm_envs.generators import Candidate, candidates, unit_patches
+from swarm_envs.scoring.runner import ProjectRunner
 from swarm_envs.task import Task, Unit
 from swarm_envs.text import truncation_marker
 

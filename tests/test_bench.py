@@ -153,6 +153,7 @@ def test_the_report_the_figures_and_the_plots(bench):
         assert list(c["scores_at"]) == ["@30s", "@1m", "@2m", "@4m"]
         assert list(c["time_to"]) == ["25%", "50%", "90%", "100%"]
         assert sum(c["contribution"].values()) == pytest.approx(1.0)
+        assert 0.0 <= c["held_out"] <= 1.0  # calc has held-out tests
     # the claim swarm posts its claims; alone or with `none`, nobody does
     assert configs[("claim", 3, None)]["messages"] > 0
     assert configs[("none", 3, None)]["messages"] == 0

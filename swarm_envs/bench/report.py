@@ -126,6 +126,7 @@ def configuration_figures(c: Configuration, budgets: Sequence[float]) -> dict[st
         "units": sum(r.units for r in rs) / n,
         "messages": sum(r.messages for r in rs) / n,
         "conflicts": sum(r.conflicts for r in rs) / n,
+        "held_out": _held_out(rs),
         "agent_errors": sum(1 for r in rs for a in r.agents if a.error),
         "end_reasons": {e: sum(1 for r in rs if r.end_reason == e) for e in _ends(rs)},
         "contribution": {
@@ -134,6 +135,12 @@ def configuration_figures(c: Configuration, budgets: Sequence[float]) -> dict[st
         "fit": fit.as_dict() if fit is not None else None,
         "curve": {"t": c.band.times, "mean": c.band.mean, "low": c.band.low, "high": c.band.high},
     }
+
+
+def _held_out(rs: Sequence[EpisodeResult]) -> float | None:
+    """The share of held-out tests passing at the end, over the episodes that have some."""
+    total = sum(r.held_out_total for r in rs)
+    return sum(r.held_out_passed for r in rs) / total if total else None
 
 
 def _ends(rs: Sequence[EpisodeResult]) -> list[str]:
@@ -252,7 +259,7 @@ def markdown(fig: dict[str, Any], plots: Sequence[Path] = ()) -> str:
         budgets = list(configs[0]["scores_at"])
         header = ["agents", "token budget", "episodes", "final", *budgets]
         header += [f"to {m}" for m in configs[0]["time_to"]] or []
-        header += ["tokens", "dup. units", "messages", "conflicts", "top agent"]
+        header += ["tokens", "dup. units", "messages", "conflicts", "top agent", "held-out"]
         rows = []
         for c in configs:
             budget = (
@@ -272,9 +279,17 @@ def markdown(fig: dict[str, Any], plots: Sequence[Path] = ()) -> str:
                     f"{c['messages']:.0f}",
                     f"{c['conflicts']:.1f}",
                     f"{top:.0%}",
+                    "-" if c["held_out"] is None else f"{c['held_out']:.0%}",
                 ]
             )
         lines += _table(header, rows) + [""]
+        lines += [
+            "final, @budgets: progress; tokens: per episode, all agents; dup. units: units "
+            "whose test changes followed writes by more than one agent; conflicts: edits "
+            "whose text someone had already changed; top agent: the busiest agent's share of "
+            "the tests gained; held-out: the task's held-out tests passing at the end.",
+            "",
+        ]
         comps = [c for c in fig["comparisons"] if c["suite"] == suite]
         if comps:
             lines += ["Swarms against the single agent of their family:", ""]

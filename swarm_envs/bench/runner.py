@@ -136,6 +136,8 @@ class EpisodeResult(BaseModel):
             agent's writes; duplicated_units: units whose test changes followed writes by
             more than one agent (from the attribution).
         messages: posts and direct messages; conflicts: edits that no longer matched.
+        held_out_passed, held_out_total: the task's held-out tests (never in the
+            workspace) passing at the end, and their number (0 when it has none).
         trajectory_line: the line of its trajectory in `trajectories.jsonl` (0-based).
     """
 
@@ -160,6 +162,8 @@ class EpisodeResult(BaseModel):
     duplicated_units: list[str] = Field(default_factory=list)
     messages: int = 0
     conflicts: int = 0
+    held_out_passed: int = 0
+    held_out_total: int = 0
     trajectory_line: int | None = None
 
 
@@ -288,6 +292,7 @@ def run_episode(spec: EpisodeSpec) -> EpisodeOutcome:
         team = make_agents(spec.agent, task, spec.size, spec.seed)
         trajectory = rollout(env, team, seed=spec.seed)
         result = summarise(spec, task, trajectory, env.episode.attribution, budget)
+        result.held_out_passed, result.held_out_total = env.episode.held_out
         return EpisodeOutcome(result=result, trajectory=trajectory.model_dump_json())
     except Exception as e:  # the environment or the agents' construction: this episode only
         logger.warning("episode %d (%s) failed: %r", spec.index, spec.task_id, e)
