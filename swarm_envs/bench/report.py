@@ -164,6 +164,7 @@ def comparisons(configs: Sequence[Configuration]) -> list[dict[str, Any]]:
                 "size": c.size,
                 "single": alone.label,
                 "token_budget_per_test": c.budget_per_test,
+                "speedup_50": speedup(time_to(one, 0.5), time_to(swarm, 0.5)),
                 "speedup_90": speedup(time_to(one, 0.9), time_to(swarm, 0.9)),
                 "speedup_100": speedup(time_to(one, 1.0), time_to(swarm, 1.0)),
                 "overtakes_at_s": o.time,
@@ -300,6 +301,7 @@ def markdown(fig: dict[str, Any], plots: Sequence[Path] = ()) -> str:
                     "-"
                     if c["token_budget_per_test"] is None
                     else f"{c['token_budget_per_test']:g}/test",
+                    _ratio(c["speedup_50"]),
                     _ratio(c["speedup_90"]),
                     _ratio(c["speedup_100"]),
                     duration(c["overtakes_at_s"]) if c["overtakes_at_s"] is not None else "never",
@@ -313,6 +315,7 @@ def markdown(fig: dict[str, Any], plots: Sequence[Path] = ()) -> str:
                     "swarm",
                     "single",
                     "token budget",
+                    "speed-up to 50%",
                     "speed-up to 90%",
                     "speed-up to 100%",
                     "overtakes at",
