@@ -69,6 +69,8 @@ from swarm_envs.text import truncation_marker
 logger = logging.getLogger("swarm_envs")
 
 Strategy = Literal["none", "claim", "leader"]
+#: how many times (30 virtual seconds each) an idle agent waits for the leader's assignment
+MAX_WAITS = 10
 STRATEGIES: tuple[str, ...] = ("none", "claim", "leader")
 _CLAIM = re.compile(r"^(claim|done|assign): (\S+)$")
 _CUT = truncation_marker(0).split("0", 1)[0].strip()  # how a capped observation says so
@@ -140,6 +142,7 @@ class ScriptedAgent:
         self.name = agent_name
         self.index = int(agent_name.rsplit("_", 1)[1])
         self.finished, self.claimed, self.assigned = set(), set(), []
+        self._got_assignment, self._waits = False, 0
         self._queue: list[_Step] = []
         self._last: Kind | None = None
         self._unit: str | None = None
@@ -177,6 +180,7 @@ class ScriptedAgent:
                     self.finished.add(unit)
                 elif verb == "assign" and m["channel"] is None:
                     self.assigned.append(unit)
+                    self._got_assignment = True
 
     # ------------------------------------------------------------------ policy
 
@@ -212,8 +216,13 @@ class ScriptedAgent:
         unit = self._pick()
         if unit is None:
             if self.strategy == "leader" and self.index != 0 and self._coordinating:
-                if not self._said_done and len(self.finished) < len(self._units):
-                    return _call("wait", 20, seconds=30.0)
+                # The leader sends every assignment at once: wait for that message, not
+                # for the others' work (a unit dropped without a `done` post would keep
+                # every idle agent waiting, and paying for its context, until the cap).
+                if not self._said_done and not self._got_assignment:
+                    if self._waits < MAX_WAITS and len(self.finished) < len(self._units):
+                        self._waits += 1
+                        return _call("wait", 20, seconds=30.0)
             self._said_done = True
             return _call("done", 20, summary=f"{self.name} finished")
         self._queue = self._plan(unit)
