@@ -175,6 +175,12 @@ def comparisons(configs: Sequence[Configuration]) -> list[dict[str, Any]]:
     return out
 
 
+def _budgets(run: BenchRun, c: Configuration) -> list[float]:
+    """The suite's @time budgets within the time cap (beyond it they repeat the end)."""
+    budgets = run.config.budgets(c.suite)
+    return [b for b in budgets if b <= c.horizon] or budgets[:1]
+
+
 def figures(run: BenchRun) -> dict[str, Any]:
     """Every figure of a bench as plain data: what `figures.json` holds."""
     configs = configurations(run.results)
@@ -194,7 +200,7 @@ def figures(run: BenchRun) -> dict[str, Any]:
             }
             for r in failed
         ],
-        "configurations": [configuration_figures(c, run.config.budgets(c.suite)) for c in configs],
+        "configurations": [configuration_figures(c, _budgets(run, c)) for c in configs],
         "comparisons": comparisons(configs),
     }
 
