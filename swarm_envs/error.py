@@ -44,6 +44,10 @@ class ManifestError(TaskError, ValueError):
     """A task manifest is invalid: names the file, the field and the problem."""
 
 
+class InstanceError(TaskError, ValueError):
+    """A task instance cannot be generated: names the argument, its value and what would work."""
+
+
 class SandboxError(Error):
     """A sandbox backend cannot be created or has failed (infrastructure, not agent code)."""
 

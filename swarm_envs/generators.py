@@ -1,8 +1,8 @@
 """Task generators: turn a complete project into task instances.
 
-`stub_units` removes the implementation of units (keeping signatures and
-docstrings), which is also how a bundled task without a `start/` folder gets its
-starting state.
+Stub instances remove the implementation of K units (`swarm_envs.stubbing`); bug instances
+inject K mutations that the units' tests detect. `candidates` gives menu mode the right
+implementation of a unit and a few wrong-but-plausible ones.
 """
 
 from __future__ import annotations
@@ -11,116 +11,21 @@ import ast
 import os
 import random
 import shutil
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 import tomli_w
 
-from swarm_envs.error import ManifestError
+from swarm_envs.error import InstanceError
+from swarm_envs.stubbing import (
+    StubError,
+    body_span,
+    stub_line,
+    stub_units,
+    targets,
+)
 from swarm_envs.task import Task, Unit
-
-STUB_MESSAGE = "not implemented yet: {name}"
-STUB_EXCEPTION = "NotImplementedError"
-
-
-def stub_line(name: str, indent: int) -> str:
-    """The line that replaces the body of a stubbed function (`name`: its qualified name)."""
-    return " " * indent + f"raise {STUB_EXCEPTION}({STUB_MESSAGE.format(name=name)!r})\n"
-
-
-def find_symbol(tree: ast.Module, symbol: str) -> ast.AST | None:
-    """The function, class or method `symbol` ('f', 'C' or 'C.m') of a module, or None."""
-    scope: list[ast.stmt] = tree.body
-    node: ast.AST | None = None
-    for part in symbol.split("."):
-        node = next(
-            (
-                n
-                for n in scope
-                if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-                and n.name == part
-            ),
-            None,
-        )
-        if node is None:
-            return None
-        scope = node.body if isinstance(node, ast.ClassDef) else []
-    return node
-
-
-def body_span(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]:
-    """First and last line (1-based) of the body after the docstring."""
-    body = fn.body
-    if (
-        body
-        and isinstance(body[0], ast.Expr)
-        and isinstance(body[0].value, ast.Constant)
-        and isinstance(body[0].value.value, str)
-    ):
-        body = body[1:]
-    if not body:
-        return (0, 0)
-    return body[0].lineno, max(n.end_lineno or n.lineno for n in body)
-
-
-def functions_of(node: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    """The function itself, or every method of a class."""
-    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-        return [node]
-    assert isinstance(node, ast.ClassDef)
-    return [n for n in node.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
-
-
-def stub_source(source: str, symbols: Iterable[str], *, path: str = "<source>") -> str:
-    """Replace the bodies of `symbols` (functions, methods, or every method of a class).
-
-    Line-based so that comments and formatting elsewhere survive; the docstring and
-    signature of each stubbed function stay, the body becomes a `raise`.
-    """
-    tree = ast.parse(source)
-    lines = source.splitlines(keepends=True)
-    spans: list[tuple[int, int, int, str]] = []
-    for symbol in symbols:
-        node = find_symbol(tree, symbol)
-        if node is None:
-            raise ManifestError(f"{path}: no function, method or class named {symbol!r}")
-        for fn in functions_of(node):
-            start, end = body_span(fn)
-            if start == 0:
-                continue
-            indent = fn.body[-1].col_offset
-            spans.append(
-                (
-                    start,
-                    end,
-                    indent,
-                    f"{symbol.split('.')[0]}.{fn.name}"
-                    if isinstance(node, ast.ClassDef)
-                    else symbol,
-                )
-            )
-    # Bottom-up so that earlier line numbers stay valid.
-    for start, end, indent, name in sorted(set(spans), reverse=True):
-        lines[start - 1 : end] = [stub_line(name, indent)]
-    out = "".join(lines)
-    ast.parse(out)  # a stub must never break the module
-    return out
-
-
-def stub_units(files: dict[str, bytes], units: Iterable[Unit]) -> dict[str, bytes]:
-    """Return a copy of `files` with every unit in `units` stubbed out."""
-    by_path: dict[str, list[str]] = {}
-    for u in units:
-        by_path.setdefault(u.path, []).append(u.symbol)
-    out = dict(files)
-    for path, symbols in by_path.items():
-        if path not in out:
-            raise ManifestError(f"unit path {path!r} is not a file of the project")
-        src = out[path].decode("utf-8")
-        out[path] = stub_source(src, symbols, path=path).encode("utf-8")
-    return out
 
 
 @dataclass(frozen=True)
@@ -137,22 +42,17 @@ def unit_patches(task: Task, unit: Unit) -> list[Patch]:
     source = (task.solution_dir / unit.path).read_text(encoding="utf-8")
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
-    node = find_symbol(tree, unit.symbol)
-    if node is None:
-        raise ValueError(f"{unit.path}: no {unit.symbol!r}")
+    try:
+        found = targets(tree, unit.symbol)
+    except StubError as e:
+        raise StubError(f"{unit.path}: {e}") from None
     patches = []
-    for fn in functions_of(node):
-        start, end = body_span(fn)
+    for t in found:
+        start, end = body_span(t.fn)
         if start == 0:
             continue
-        indent = fn.body[-1].col_offset
-        name = (
-            f"{unit.symbol.split('.')[0]}.{fn.name}"
-            if isinstance(node, ast.ClassDef)
-            else unit.symbol
-        )
-        old = stub_line(name, indent)
-        patches.append(Patch(unit.path, old, "".join(lines[start - 1 : end])))
+        indent = t.fn.body[-1].col_offset
+        patches.append(Patch(unit.path, stub_line(t.name, indent), "".join(lines[start - 1 : end])))
     return patches
 
 
@@ -263,9 +163,10 @@ def _segment(source: str, node: ast.AST) -> str:
 def mutations(source: str, unit: Unit) -> list[Mutation]:
     """Every single-site mutation inside `unit`'s function(s), in source order."""
     tree = ast.parse(source)
-    node = find_symbol(tree, unit.symbol)
-    if node is None:
-        raise ManifestError(f"{unit.path}: no function, method or class named {unit.symbol!r}")
+    try:
+        fns = [t.fn for t in targets(tree, unit.symbol)]
+    except StubError as e:
+        raise StubError(f"{unit.path}: {e}") from None
     out: list[Mutation] = []
 
     def add(kind: str, target: ast.AST, new: ast.AST | str) -> None:
@@ -280,7 +181,7 @@ def mutations(source: str, unit: Unit) -> list[Mutation]:
             Mutation(unit.name, unit.path, kind, target.lineno, start, end, replacement, original)
         )
 
-    for fn in functions_of(node):
+    for fn in fns:
         body_start, _ = body_span(fn)
         if body_start == 0:
             continue
@@ -393,10 +294,12 @@ def generate(
     from swarm_envs.task import register_task
 
     if kind not in ("stub", "bug"):
-        raise ValueError(f"kind={kind!r}: expected 'stub' or 'bug'")
+        raise InstanceError(f"kind={kind!r}: expected 'stub' or 'bug'")
     units = list(task.units)
     if not 1 <= k <= len(units):
-        raise ValueError(f"k={k}: expected 1..{len(units)} (the task has {len(units)} units)")
+        raise InstanceError(
+            f"k={k}: expected 1..{len(units)} (the task {task.id} has {len(units)} units)"
+        )
     rng = random.Random(f"{task.id}:{kind}:{k}:{seed}")
     name = instance_name(task, kind, k, seed)
     dest = Path(dest) if dest is not None else _cache_dir() / name
@@ -424,7 +327,10 @@ def generate(
             if own:
                 runner.close()
         if len(chosen) < k:
-            raise ValueError(f"{task.id}: only {len(chosen)} units have detectable mutants (k={k})")
+            raise InstanceError(
+                f"k={k}: only {len(chosen)} units of {task.id} have mutants that their tests "
+                f"detect; use k <= {len(chosen)}"
+            )
     _write_instance(task, dest, name, kind, chosen, start, notes)
     return register_task(dest)
 
@@ -524,12 +430,10 @@ def candidates(
 def _patches_from(source: str, unit: Unit, right: list) -> tuple[tuple[str, str, str], ...]:
     # The mutated function bodies, cut exactly as the right patches are.
     tree = ast.parse(source)
-    node = find_symbol(tree, unit.symbol)
-    assert node is not None
     lines = source.splitlines(keepends=True)
     bodies = []
-    for fn in functions_of(node):
-        start, end = body_span(fn)
+    for t in targets(tree, unit.symbol):
+        start, end = body_span(t.fn)
         if start:
             bodies.append("".join(lines[start - 1 : end]))
     return tuple((p.path, p.old, body) for p, body in zip(right, bodies, strict=True))

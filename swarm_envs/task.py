@@ -29,6 +29,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from swarm_envs.error import ManifestError, UnknownTask
+from swarm_envs.stubbing import stub_units
 
 logger = logging.getLogger("swarm_envs")
 
@@ -239,8 +240,6 @@ class Task:
         if self.start_dir is not None:
             files = _read_tree(self.start_dir)
         else:
-            from swarm_envs.generators import stub_units
-
             files = stub_units(_read_tree(self.solution_dir), self.units)
         return {k: v for k, v in files.items() if not self.is_hidden(k)}
 

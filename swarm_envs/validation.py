@@ -15,7 +15,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from swarm_envs.generators import ProjectRunner, stub_units
+from swarm_envs.generators import ProjectRunner
+from swarm_envs.stubbing import stub_units
 from swarm_envs.task import Task
 
 
