@@ -27,7 +27,43 @@ import signal
 import sys
 import time
 
-import pytest
+
+def _settings() -> dict:
+    """The task's settings, written by the host next to this file (`task.json`)."""
+    try:
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "task.json")) as f:
+            return dict(json.load(f))
+    except (OSError, ValueError, TypeError):
+        return {}
+
+
+SETTINGS = _settings() if __name__ == "__main__" else {}
+
+
+def _pin_hash_seed() -> None:
+    """Re-execute this worker under the task's `PYTHONHASHSEED`, once, before pytest loads.
+
+    Test ids built from sets (a parametrize over a set of strings) must be the same in every
+    worker process, or a test collected by one is "not observed" by another. `-I` ignores
+    the environment, so the seed cannot be set from outside: the re-exec keeps what `-I`
+    gives (no other `PYTHON*` variable, no user site, no script directory on `sys.path`).
+    """
+    seed = SETTINGS.get("hash_seed")
+    if seed is None:
+        return
+    if os.environ.get("PYTHONHASHSEED") == str(seed) and not sys.flags.ignore_environment:
+        return
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env.update(PYTHONHASHSEED=str(int(seed)), PYTHONDONTWRITEBYTECODE="1")
+    flags = ["-s", "-B", *(["-P"] if sys.version_info >= (3, 11) else [])]
+    script = os.path.abspath(__file__)
+    os.execve(sys.executable, [sys.executable, *flags, script, *sys.argv[1:]], env)
+
+
+if __name__ == "__main__":
+    _pin_hash_seed()
+
+import pytest  # noqa: E402 - after the re-exec above, which must not pay for importing it
 
 PROTOCOL = 1
 FAILURE_LINES = 12

@@ -387,7 +387,7 @@ def collect_test_ids(task: Task) -> Collection:
 
         with LocalSandbox() as sb:
             host = sb.scoring_host()
-            _install_worker(host)
+            _install_worker(host, task)
             files: dict[str, bytes | None] = {
                 rel: data
                 for rel, data in sol.items()
@@ -424,8 +424,16 @@ def collect_test_ids(task: Task) -> Collection:
 # -------------------------------------------------------------- worker plumbing
 
 
-def _install_worker(host: ScoringHost) -> None:
-    host.sync("bin", {"worker.py": _WORKER_SOURCE.read_bytes(), "pytest.ini": _INI})
+def _install_worker(host: ScoringHost, task: Task) -> None:
+    settings = {"hash_seed": task.manifest.tests.hash_seed}
+    host.sync(
+        "bin",
+        {
+            "worker.py": _WORKER_SOURCE.read_bytes(),
+            "pytest.ini": _INI,
+            "task.json": json.dumps(settings).encode(),
+        },
+    )
 
 
 def _worker_argv(host: ScoringHost, mode: str) -> list[str]:
@@ -558,7 +566,7 @@ class SubprocessScorer(Scorer):
     def __init__(self, task: Task, sandbox: Sandbox):
         super().__init__(task, sandbox)
         self.host = sandbox.scoring_host()
-        _install_worker(self.host)
+        _install_worker(self.host, task)
         self._snap = WorkspaceSnapshot(
             sandbox.root, task, sandbox.limits.file_size_mb * 1024 * 1024
         )
@@ -1026,7 +1034,7 @@ class FastScorer(Scorer):
     ):
         super().__init__(task, sandbox)
         self.host = sandbox.scoring_host()
-        _install_worker(self.host)
+        _install_worker(self.host, task)
         self.coll = self.collection
         self._snap = WorkspaceSnapshot(
             sandbox.root, task, sandbox.limits.file_size_mb * 1024 * 1024

@@ -72,6 +72,13 @@ class TestsSpec(_Strict):
     duration_s: float = Field(
         default=10.0, gt=0, description="modelled virtual duration of one full test run"
     )
+    hash_seed: int | None = Field(
+        default=0,
+        ge=0,
+        le=4294967295,
+        description="PYTHONHASHSEED of every test process, so that test ids built from sets "
+        "are the same in every process (None: a random seed per process)",
+    )
 
 
 class TaskManifest(_Strict):
