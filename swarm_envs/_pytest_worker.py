@@ -728,6 +728,8 @@ def _run_pytest(
     track: bool = False,
 ) -> None:
     os.chdir(tree)
+    if _code_cache is not None:
+        _code_cache.tests_root = os.path.join(tree, "tests") + os.sep
     # The project root goes *last* on sys.path: a module of the workspace named like a
     # standard or installed module (pytest.py, json.py) cannot shadow it.
     sys.path.append(tree)
@@ -839,13 +841,19 @@ class CodeCache:
         self.modules: dict[tuple[str, bytes], tuple[object, list[str]]] = {}
         self._canonical: set[int] = set()
         self._keep: list[object] = []  # keeps the ids above valid
+        #: the canonical tests of the tree being run (`<tree>/tests/`), set per run
+        self.tests_root: str | None = None
+        self._helpers: dict[tuple[str, bytes], list[object]] = {}
         cache = self
 
         def rewrite_test(fn, config):  # noqa: ANN001, ANN202 - pytest's signature
             hit = cache.tests.get((str(fn), _read(str(fn))))
             if hit is None:
                 hit = cache._orig(fn, config)
-            cache._remember(hit[1])
+            # pytest also rewrites workspace files named like tests (pkg/test_x.py): only
+            # files of the canonical suite make canonical code.
+            if cache.tests_root is None or str(fn).startswith(cache.tests_root):
+                cache._remember(hit[1])
             return hit
 
         rw._rewrite_test = rewrite_test
@@ -861,8 +869,37 @@ class CodeCache:
             todo.extend(k for k in getattr(c, "co_consts", ()) if hasattr(k, "co_consts"))
 
     def canonical(self, code: object) -> bool:
-        """True for code compiled from a canonical test file (or its nested functions)."""
-        return id(code) in self._canonical
+        """True for code compiled from a canonical test file (or its nested functions).
+
+        Helper modules of the suite (a mixin in `tests/__init__.py` whose test methods are
+        inherited) are imported without assertion rewriting: their code is canonical when
+        it equals what the canonical file compiles to.
+        """
+        return id(code) in self._canonical or self._helper_code(code)
+
+    def _helper_code(self, code: object) -> bool:
+        path = getattr(code, "co_filename", "")
+        if not self.tests_root or not isinstance(path, str):
+            return False
+        if not path.startswith(self.tests_root) or not path.endswith(".py"):
+            return False
+        data = _read(path)
+        if data is None:
+            return False
+        key = (path, data)
+        codes = self._helpers.get(key)
+        if codes is None:
+            codes = []
+            try:
+                todo = [compile(data, path, "exec", dont_inherit=True)]
+            except (SyntaxError, ValueError):
+                todo = []
+            while todo:
+                c = todo.pop()
+                codes.append(c)
+                todo.extend(k for k in c.co_consts if hasattr(k, "co_consts"))
+            self._helpers[key] = codes
+        return any(c == code for c in codes)
 
     def prepare(self, tree: str) -> None:
         """Compile what changed in `tree` (in the server, before forking)."""
