@@ -1,0 +1,109 @@
+"""Real projects as they come: each failure class of bring-your-own, reproduced small.
+
+Scorer-facing classes (ids across worker processes, helper-module tests, an installed copy
+of the package) run against both scorers on a hand-written task folder; make-task classes
+go through `make_task` and the CLI on a project folder.
+"""
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from swarm_envs.generators import ProjectRunner
+from swarm_envs.task import Task
+
+SCORERS = ("fast", "subprocess")
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+def task_folder(root: Path, files: dict[str, str], manifest: str = "") -> Task:
+    name = root.name.replace("-", "_").lower()
+    write(root, {"task.toml": f'name = "{name}"\ndescription = "d"\n{manifest}', **files})
+    return Task(root)
+
+
+def reference(task: Task, scorer: str):
+    with ProjectRunner(task, scorer=scorer) as runner:
+        return runner.run(task.solution_files())
+
+
+# ---------------------------------------------------------------------------- scorer side
+
+
+@pytest.mark.parametrize("scorer", SCORERS)
+def test_ids_of_a_set_parametrisation_are_stable_across_processes(tmp_path, scorer):
+    task = task_folder(
+        tmp_path / "setids",
+        {
+            "solution/pk/__init__.py": "def f(x):\n    return x\n",
+            "tests/test_a.py": """
+                import pytest
+                from pk import f
+                WORDS = {"apple", "kiwi", "plum", "fig", "pear", "lime", "date", "sloe"}
+                @pytest.mark.parametrize("word,other", zip(WORDS, sorted(WORDS)))
+                def test_pair(word, other):
+                    assert f(word) == word
+            """,
+        },
+    )
+    rep = reference(task, scorer)
+    assert rep.total == 8 and rep.passed == 8, rep.failures
+
+
+MIXIN_TASK = {
+    "solution/pk/__init__.py": "def f(x):\n    return x + 1\n",
+    "tests/__init__.py": """
+        class Mixin:
+            def test_inherited(self):
+                from pk import f
+                assert f(1) == 2
+    """,
+    "tests/test_a.py": """
+        from tests import Mixin
+
+        class TestOne(Mixin):
+            pass
+
+        class TestTwo(Mixin):
+            pass
+    """,
+}
+
+
+@pytest.mark.parametrize("scorer", SCORERS)
+def test_tests_inherited_from_a_helper_module_are_canonical(tmp_path, scorer):
+    rep = reference(task_folder(tmp_path / "mixin", MIXIN_TASK), scorer)
+    assert rep.passed == rep.total == 2, rep.failures
+
+
+@pytest.mark.parametrize("scorer", SCORERS)
+def test_a_helper_test_forged_under_the_helpers_file_name_is_still_caught(tmp_path, scorer):
+    forged = """
+        def f(x):
+            raise NotImplementedError
+
+
+        def _swap():
+            import tests
+            ns = {}
+            src = "def test_inherited(self):\\n    pass\\n"
+            exec(compile(src, tests.__file__, "exec"), ns)
+            tests.Mixin.test_inherited = ns["test_inherited"]
+
+
+        _swap()
+    """
+    # The project is imported before the test classes are made, so they inherit the swap.
+    test_a = "import pk  # noqa: F401\n" + textwrap.dedent(MIXIN_TASK["tests/test_a.py"])
+    files = {**MIXIN_TASK, "solution/pk/__init__.py": forged, "tests/test_a.py": test_a}
+    rep = reference(task_folder(tmp_path / "forged", files), scorer)
+    assert rep.passed == 0
+    assert all("replaced by the code under test" in t for t in rep.failures.values())
