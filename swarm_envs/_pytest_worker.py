@@ -615,9 +615,8 @@ class Tracker:
 
         class Finder(importlib.abc.MetaPathFinder):
             def find_spec(self, name, path=None, target=None):  # noqa: ANN001, ANN201
-                import importlib.machinery
 
-                spec = importlib.machinery.PathFinder.find_spec(name, path, target)
+                spec = _find_spec(name, path, target)
                 if spec is None or not isinstance(spec.loader, base):
                     return None
                 if tracker.ours(spec.origin) is None:
@@ -730,9 +729,7 @@ def _run_pytest(
     os.chdir(tree)
     if _code_cache is not None:
         _code_cache.tests_root = os.path.join(tree, "tests") + os.sep
-    # The project root goes *last* on sys.path: a module of the workspace named like a
-    # standard or installed module (pytest.py, json.py) cannot shadow it.
-    sys.path.append(tree)
+    _use_tree(tree)
     tracker = Tracker(tree) if track else None
     if tracker is not None:
         tracker.install()
@@ -741,6 +738,49 @@ def _run_pytest(
         pytest.main([*_base_args(ini, tree), *targets], plugins=[reporter])
     except BaseException as e:  # noqa: BLE001 - anything the code under test raised
         emit({"ev": "error", "text": f"{type(e).__name__}: {e}"[:500]})
+
+
+# ------------------------------------------------------------------------ import order
+
+_tree = ""
+_project: frozenset[str] = frozenset()
+
+
+def _use_tree(tree: str) -> None:
+    """Make the project at `tree` importable, in the order a plain `python -m pytest` has.
+
+    The task's own packages (`SETTINGS["project"]`) come from the tree, even where a copy is
+    installed. Every other top-level name resolves from the standard library and the
+    installed packages first, and from the tree only when nothing else has it, wherever
+    pytest's `prepend` import mode put the tree on `sys.path` (first, for a `tests/`
+    package): a workspace `pickle.py` or `json.py` never shadows the real one.
+    """
+    global _tree, _project
+    _tree = os.path.realpath(tree)
+    _project = frozenset(str(n) for n in SETTINGS.get("project", ()))
+    sys.path.append(tree)
+    sys.meta_path.insert(0, _TreeLast())
+
+
+def _find_spec(name: str, path: object = None, target: object = None) -> object:
+    """The spec `name` imports from under the order of `_use_tree`."""
+    from importlib.machinery import PathFinder
+
+    if path is None and _tree:
+        if name in _project:
+            return PathFinder.find_spec(name, [_tree], target)  # type: ignore[arg-type]
+        others = [p for p in sys.path if os.path.realpath(p or os.getcwd()) != _tree]
+        spec = PathFinder.find_spec(name, others, target)  # type: ignore[arg-type]
+        if spec is not None:
+            return spec
+    return PathFinder.find_spec(name, path, target)  # type: ignore[arg-type]
+
+
+class _TreeLast:
+    """A meta path finder applying `_find_spec` to top-level imports."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> object:
+        return _find_spec(name, path, target) if path is None else None
 
 
 # ------------------------------------------------------------------------ fork server
@@ -1207,7 +1247,7 @@ def _collect() -> None:
     emit = _make_emit(out_fd, hello["nonce"])
     tree = hello["tree"]
     os.chdir(tree)
-    sys.path.append(tree)
+    _use_tree(tree)
     ids: list[str] = []
     errors: dict[str, str] = {}
 

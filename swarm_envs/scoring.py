@@ -425,7 +425,7 @@ def collect_test_ids(task: Task) -> Collection:
 
 
 def _install_worker(host: ScoringHost, task: Task) -> None:
-    settings = {"hash_seed": task.manifest.tests.hash_seed}
+    settings = {"hash_seed": task.manifest.tests.hash_seed, "project": task.top_level_names()}
     host.sync(
         "bin",
         {

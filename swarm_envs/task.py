@@ -257,6 +257,24 @@ class Task:
     def solution_files(self) -> dict[str, bytes]:
         return _read_tree(self.solution_dir)
 
+    @cached_property
+    def _top_level_names(self) -> tuple[str, ...]:
+        names = set()
+        for p in self.solution_dir.iterdir():
+            if p.suffix == ".py" and p.is_file():
+                names.add(p.stem)
+            elif p.is_dir() and p.name != "tests" and any(p.rglob("*.py")):
+                names.add(p.name)
+        protected = {n for n in names if self.is_protected(f"{n}.py") or n == "_pytest"}
+        return tuple(sorted(n for n in names - protected if n.isidentifier()))
+
+    def top_level_names(self) -> list[str]:
+        """The import names of the project's top-level modules and packages (`['calc']`).
+
+        While tests run, these come from the project even where a copy is installed.
+        """
+        return list(self._top_level_names)
+
     def materialize(self, dest: Path, files: dict[str, bytes] | None = None) -> None:
         """Write the starting state (or `files`), the README and the tests into `dest`."""
         dest.mkdir(parents=True, exist_ok=True)
