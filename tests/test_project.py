@@ -107,3 +107,48 @@ def test_a_helper_test_forged_under_the_helpers_file_name_is_still_caught(tmp_pa
     rep = reference(task_folder(tmp_path / "forged", files), scorer)
     assert rep.passed == 0
     assert all("replaced by the code under test" in t for t in rep.failures.values())
+
+
+@pytest.mark.parametrize("scorer", SCORERS)
+def test_the_project_wins_over_an_installed_copy_of_itself(tmp_path, scorer):
+    # tomli_w is installed (a dependency of swarm-envs); the project's own tomli_w must win.
+    task = task_folder(
+        tmp_path / "shadowed",
+        {
+            "solution/tomli_w/__init__.py": "def dumps(obj):\n    return 'mine'\n",
+            "tests/test_a.py": "import tomli_w\n\ndef test_own():\n    assert tomli_w.dumps({}) == 'mine'\n",
+        },
+    )
+    assert task.top_level_names() == ["tomli_w"]
+    rep = reference(task, scorer)
+    assert rep.passed == rep.total == 1, rep.failures
+
+
+@pytest.mark.parametrize("scorer", SCORERS)
+def test_a_workspace_module_never_shadows_the_standard_library(tmp_path, scorer):
+    # With a tests/ package, pytest's prepend mode puts the project root first on sys.path.
+    task = task_folder(
+        tmp_path / "stdlib",
+        {
+            "solution/pk/__init__.py": """
+                class Box:
+                    def __init__(self, v):
+                        self.v = v
+
+                    def __reduce__(self):
+                        raise NotImplementedError
+            """,
+            "tests/__init__.py": "",
+            "tests/test_a.py": """
+                from pk import Box
+
+                def test_roundtrip():
+                    import pickle
+                    assert pickle.loads(pickle.dumps(Box(3))).v == 3
+            """,
+        },
+    )
+    fake = "def dumps(obj):\n    return obj\n\ndef loads(obj):\n    return obj\n"
+    with ProjectRunner(task, scorer=scorer) as runner:
+        rep = runner.run({**task.solution_files(), "pickle.py": fake.encode()})
+    assert rep.passed == 0 and "NotImplementedError" in next(iter(rep.failures.values()))
