@@ -44,6 +44,10 @@ class ManifestError(TaskError, ValueError):
     """A task manifest is invalid: names the file, the field and the problem."""
 
 
+class RequirementsError(TaskError):
+    """A task's third-party requirements cannot be installed: says which, why and what to do."""
+
+
 class InstanceError(TaskError, ValueError):
     """A task instance cannot be generated: names the argument, its value and what would work."""
 

@@ -63,6 +63,25 @@ class Unit(_Strict):
     depends_on: list[str] = Field(default_factory=list, description="names of units needed first")
 
 
+#: pytest settings a task may carry in `[tests.ini]`, and their types. None of them can make
+#: a failing test pass: warning filters, markers and strictness only make runs stricter; the
+#: naming patterns decide what is collected, and only canonical test files are collected.
+PYTEST_SETTINGS: dict[str, type] = {
+    "filterwarnings": list,
+    "markers": list,
+    "xfail_strict": bool,
+    "python_files": list,
+    "python_classes": list,
+    "python_functions": list,
+    "usefixtures": list,
+    "norecursedirs": list,
+    "empty_parameter_set_mark": str,
+    "addopts": list,
+}
+#: the only command-line options `[tests.ini] addopts` may hold
+STRICT_ADDOPTS = ("--strict-markers", "--strict-config", "--strict")
+
+
 class TestsSpec(_Strict):
     """How the canonical tests run."""
 
@@ -79,6 +98,34 @@ class TestsSpec(_Strict):
         description="PYTHONHASHSEED of every test process, so that test ids built from sets "
         "are the same in every process (None: a random seed per process)",
     )
+    deselect: list[str] = Field(
+        default_factory=list,
+        description="node ids or prefixes left out of the canonical suite (for example tests "
+        "that the reference skips or xfails on this Python)",
+    )
+    ini: dict[str, list[str] | bool | str] = Field(
+        default_factory=dict,
+        description=f"pytest settings the suite relies on; keys: {', '.join(PYTEST_SETTINGS)}",
+    )
+
+    @field_validator("ini")
+    @classmethod
+    def _ini(cls, v: dict[str, list[str] | bool | str]) -> dict[str, list[str] | bool | str]:
+        for key, value in v.items():
+            kind = PYTEST_SETTINGS.get(key)
+            if kind is None:
+                raise ValueError(
+                    f"{key!r} is not a pytest setting a task may carry; allowed: "
+                    f"{', '.join(PYTEST_SETTINGS)}"
+                )
+            if not isinstance(value, kind):
+                raise ValueError(f"{key}: expected a {kind.__name__}, got {value!r}")
+            items = value if isinstance(value, list) else [value]
+            if any(isinstance(i, str) and ("\n" in i or "\r" in i) for i in items):
+                raise ValueError(f"{key}: values must be single lines")
+            if key == "addopts" and any(o not in STRICT_ADDOPTS for o in items):
+                raise ValueError(f"addopts: only {', '.join(STRICT_ADDOPTS)} are allowed")
+        return v
 
 
 class TaskManifest(_Strict):
@@ -98,7 +145,24 @@ class TaskManifest(_Strict):
     hidden: list[str] = Field(
         default_factory=list, description="glob patterns never copied into the workspace"
     )
+    requires: list[str] = Field(
+        default_factory=list,
+        description="third-party distributions the project and its tests import, as exact "
+        "pins of the whole closure (installed once into the task's environment)",
+    )
     units: list[Unit] = Field(default_factory=list)
+
+    @field_validator("requires")
+    @classmethod
+    def _requires(cls, v: list[str]) -> list[str]:
+        from packaging.requirements import InvalidRequirement, Requirement
+
+        for r in v:
+            try:
+                Requirement(r)
+            except InvalidRequirement as e:
+                raise ValueError(f"{r!r} is not a requirement specifier: {e}") from None
+        return v
 
     @field_validator("name")
     @classmethod
@@ -256,6 +320,32 @@ class Task:
 
     def solution_files(self) -> dict[str, bytes]:
         return _read_tree(self.solution_dir)
+
+    def pytest_ini(self) -> bytes:
+        """The ini file the scorer runs pytest with: the settings of `[tests.ini]` only."""
+        ini: dict[str, list[str] | bool | str] = {"addopts": [], **self.manifest.tests.ini}
+        lines = ["[pytest]"]
+        for key, value in ini.items():
+            if isinstance(value, bool):
+                text = " true" if value else " false"
+            elif key == "addopts":
+                text = "".join(f" {v}" for v in value)
+            elif isinstance(value, list):
+                text = "".join(f"\n    {v}" for v in value)
+            else:
+                text = f" {value}"
+            lines.append(f"{key} ={text}")
+        return ("\n".join(lines) + "\n").encode()
+
+    def environment(self) -> Path | None:
+        """The folder where `requires` are installed (on first use), or None if there are none.
+
+        Raises:
+            RequirementsError: they cannot be installed.
+        """
+        from swarm_envs.environment import WHEELS, ensure_environment
+
+        return ensure_environment(self.manifest.requires, self.root / WHEELS)
 
     @cached_property
     def _top_level_names(self) -> tuple[str, ...]:
