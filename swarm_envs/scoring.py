@@ -68,7 +68,6 @@ GRACE_S = 15.0
 #: coarse (a clock tick), so a same-size rewrite within one tick keeps size and mtime
 RACY_NS = 100_000_000
 _WORKER_SOURCE = pathlib.Path(__file__).with_name("_pytest_worker.py")
-_INI = b"[pytest]\naddopts =\n"
 # Import forms that escape a static import graph: any file using one depends on everything.
 _DYNAMIC_CALLS = {"__import__", "exec", "eval", "compile", "execfile"}
 _DYNAMIC_MODULES = {"importlib", "pkgutil", "runpy", "imp", "zipimport"}
@@ -379,6 +378,9 @@ def collect_test_ids(task: Task) -> Collection:
     h = hashlib.blake2b(digest_size=16)
     for rel, data in sorted({**sol, **tests}.items()):
         h.update(rel.encode() + b"\0" + _digest(data).encode())
+    # How the tests run is part of what is collected (deselected ids, settings, seed).
+    h.update(task.manifest.tests.model_dump_json().encode())
+    h.update(json.dumps(task.manifest.requires).encode())
     key = (str(task.root), h.hexdigest())
     with _collections_lock:
         if key in _collections:
@@ -425,12 +427,18 @@ def collect_test_ids(task: Task) -> Collection:
 
 
 def _install_worker(host: ScoringHost, task: Task) -> None:
-    settings = {"hash_seed": task.manifest.tests.hash_seed, "project": task.top_level_names()}
+    spec = task.manifest.tests
+    settings = {
+        "hash_seed": spec.hash_seed,
+        "project": task.top_level_names(),
+        "deselect": list(spec.deselect),
+    }
     host.sync(
         "bin",
         {
             "worker.py": _WORKER_SOURCE.read_bytes(),
-            "pytest.ini": _INI,
+            # The task's own pytest settings (`[tests.ini]`), never the workspace's.
+            "pytest.ini": task.pytest_ini(),
             "task.json": json.dumps(settings).encode(),
         },
     )
