@@ -152,3 +152,57 @@ def test_a_workspace_module_never_shadows_the_standard_library(tmp_path, scorer)
     with ProjectRunner(task, scorer=scorer) as runner:
         rep = runner.run({**task.solution_files(), "pickle.py": fake.encode()})
     assert rep.passed == 0 and "NotImplementedError" in next(iter(rep.failures.values()))
+
+
+@pytest.mark.parametrize("scorer", SCORERS)
+def test_the_tasks_pytest_settings_and_deselected_tests_apply(tmp_path, scorer):
+    manifest = textwrap.dedent("""
+        [tests]
+        deselect = ["tests/test_a.py::test_skipped_here"]
+        [tests.ini]
+        filterwarnings = ["error::DeprecationWarning"]
+        markers = ["fast: quick tests"]
+        addopts = ["--strict-markers"]
+    """)
+    task = task_folder(
+        tmp_path / "settings",
+        {
+            "solution/pk/__init__.py": """
+                import warnings
+
+                def old():
+                    warnings.warn("old", DeprecationWarning)
+                    return 1
+            """,
+            "tests/test_a.py": """
+                import pytest
+                from pk import old
+
+                @pytest.mark.fast
+                def test_warns_as_error():
+                    with pytest.raises(DeprecationWarning):
+                        old()
+
+                @pytest.mark.skip(reason="not on this Python")
+                def test_skipped_here():
+                    pass
+            """,
+        },
+        manifest,
+    )
+    with ProjectRunner(task, scorer=scorer) as runner:
+        assert runner.test_ids() == ["tests/test_a.py::test_warns_as_error"]
+        rep = runner.run(task.solution_files())
+    assert rep.passed == rep.total == 1, rep.failures
+
+
+def test_a_manifest_refuses_settings_that_could_weaken_scoring(tmp_path):
+    from swarm_envs.error import ManifestError
+
+    for bad, why in [
+        ('[tests.ini]\naddopts = ["-p", "myplugin"]\n', "only --strict-markers"),
+        ('[tests.ini]\ntimeout = "3"\n', "not a pytest setting a task may carry"),
+        ('requires = ["not a requirement!"]\n', "not a requirement specifier"),
+    ]:
+        with pytest.raises(ManifestError, match=why):
+            task_folder(tmp_path / f"bad{len(why)}", {"solution/x.py": "", "tests/t.py": ""}, bad)
