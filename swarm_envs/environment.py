@@ -121,12 +121,21 @@ def _pip_install(requires: list[str], wheels: Path | None, target: Path) -> None
         )
 
 
+_read: dict[Path, dict[str, bytes]] = {}
+
+
 def read_environment(path: Path | None) -> dict[str, bytes]:
-    """{relative path: content} of an installed environment (bytecode and caches left out)."""
+    """{relative path: content} of an installed environment (bytecode and caches left out).
+
+    An environment never changes once installed: it is read once per process.
+    """
     if path is None:
         return {}
-    out = {}
-    for p in sorted(path.rglob("*")):
-        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc":
-            out[p.relative_to(path).as_posix()] = p.read_bytes()
-    return out
+    hit = _read.get(path)
+    if hit is None:
+        hit = {}
+        for p in sorted(path.rglob("*")):
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc":
+                hit[p.relative_to(path).as_posix()] = p.read_bytes()
+        _read[path] = hit
+    return hit
