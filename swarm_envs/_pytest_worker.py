@@ -760,6 +760,14 @@ def _use_tree(tree: str) -> None:
     global _tree, _project
     _tree = os.path.realpath(tree)
     _project = frozenset(str(n) for n in SETTINGS.get("project", ()))
+    site = SETTINGS.get("site")
+    if site:
+        # The task's own environment wins over whatever this Python has installed.
+        at = next(
+            (i for i, p in enumerate(sys.path) if p.endswith(("site-packages", "dist-packages"))),
+            len(sys.path),
+        )
+        sys.path.insert(at, os.path.join(os.path.dirname(os.path.abspath(__file__)), site))
     sys.path.append(tree)
     sys.meta_path.insert(0, _TreeLast())
 

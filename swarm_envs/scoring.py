@@ -427,11 +427,16 @@ def collect_test_ids(task: Task) -> Collection:
 
 
 def _install_worker(host: ScoringHost, task: Task) -> None:
+    from swarm_envs.environment import read_environment
+
     spec = task.manifest.tests
+    # The task's third-party packages, read-only in the scoring area (installed beforehand).
+    site = {f"site/{rel}": data for rel, data in read_environment(task.environment()).items()}
     settings = {
         "hash_seed": spec.hash_seed,
         "project": task.top_level_names(),
         "deselect": list(spec.deselect),
+        "site": "site" if site else None,
     }
     host.sync(
         "bin",
@@ -440,6 +445,7 @@ def _install_worker(host: ScoringHost, task: Task) -> None:
             # The task's own pytest settings (`[tests.ini]`), never the workspace's.
             "pytest.ini": task.pytest_ini(),
             "task.json": json.dumps(settings).encode(),
+            **site,
         },
     )
 
