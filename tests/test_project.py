@@ -206,3 +206,67 @@ def test_a_manifest_refuses_settings_that_could_weaken_scoring(tmp_path):
     ]:
         with pytest.raises(ManifestError, match=why):
             task_folder(tmp_path / f"bad{len(why)}", {"solution/x.py": "", "tests/t.py": ""}, bad)
+
+
+def make_wheel(folder: Path, name: str, version: str, files: dict[str, str]) -> Path:
+    """A minimal pure-Python wheel, as `pip wheel` would make it (no index needed)."""
+    import base64
+    import hashlib
+    import zipfile
+
+    folder.mkdir(parents=True, exist_ok=True)
+    info = f"{name}-{version}.dist-info"
+    members = {
+        **files,
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    record = []
+    for rel, text in members.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=")
+        record.append(f"{rel},sha256={digest.decode()},{len(text.encode())}")
+    record.append(f"{info}/RECORD,,")
+    path = folder / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as z:
+        for rel, text in members.items():
+            z.writestr(rel, text)
+        z.writestr(f"{info}/RECORD", "\n".join(record) + "\n")
+    return path
+
+
+@pytest.fixture
+def user_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+@pytest.mark.parametrize("scorer", SCORERS)
+def test_third_party_requirements_come_from_the_tasks_environment(tmp_path, user_cache, scorer):
+    task = task_folder(
+        tmp_path / "needsdep",
+        {
+            "solution/pk/__init__.py": "import frozentime\n\ndef now():\n    return frozentime.NOW\n",
+            "tests/test_a.py": "from pk import now\n\ndef test_now():\n    assert now() == 42\n",
+        },
+        'requires = ["frozentime==1.0"]\n',
+    )
+    make_wheel(task.root / "wheels", "frozentime", "1.0", {"frozentime.py": "NOW = 42\n"})
+    env = task.environment()
+    assert env is not None and (env / "frozentime.py").is_file()
+    assert env.is_relative_to(user_cache)
+    rep = reference(task, scorer)
+    assert rep.passed == rep.total == 1, rep.failures
+
+
+def test_a_requirement_that_cannot_be_installed_says_what_failed(tmp_path, user_cache):
+    from swarm_envs.error import RequirementsError
+
+    task = task_folder(
+        tmp_path / "baddep",
+        {"solution/pk/__init__.py": "", "tests/test_a.py": "def test_x():\n    pass\n"},
+        'requires = ["frozentime==9.9"]\n',
+    )
+    make_wheel(task.root / "wheels", "frozentime", "1.0", {"frozentime.py": ""})
+    with pytest.raises(RequirementsError, match=r"frozentime==9\.9.*wheels"):
+        task.environment()
+    assert not any(user_cache.rglob("frozentime.py"))  # nothing half-installed
