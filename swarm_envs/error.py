@@ -44,6 +44,10 @@ class ManifestError(TaskError, ValueError):
     """A task manifest is invalid: names the file, the field and the problem."""
 
 
+class ProjectError(TaskError, ValueError):
+    """A project folder cannot be made into a task: names the file and what to change."""
+
+
 class RequirementsError(TaskError):
     """A task's third-party requirements cannot be installed: says which, why and what to do."""
 

@@ -8,12 +8,16 @@ implementation of a unit and a few wrong-but-plausible ones.
 from __future__ import annotations
 
 import ast
+import collections
 import os
+import queue
 import random
 import shutil
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 import tomli_w
 
@@ -26,6 +30,9 @@ from swarm_envs.stubbing import (
     targets,
 )
 from swarm_envs.task import Task, Unit
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -64,15 +71,50 @@ class ProjectRunner:
 
     Used by generators (is a mutant detected?), validation and bring-your-own; it
     goes through the same sandbox and scorer as an episode.
+
+    Args:
+        task: the task whose canonical tests run.
+        scorer: `"fast"` or `"subprocess"`.
+        sandbox: the sandbox backend.
+        workers: fork servers of a fast scorer (default: its own default).
+        test_timeout_s: a fast scorer's limit on a test that makes no progress; may be
+            changed between runs (`runner.test_timeout_s = ...`).
     """
 
-    def __init__(self, task: Task, *, scorer: str = "fast", sandbox: str = "local"):
+    def __init__(
+        self,
+        task: Task,
+        *,
+        scorer: str = "fast",
+        sandbox: str = "local",
+        workers: int | None = None,
+        test_timeout_s: float | None = None,
+    ):
         from swarm_envs.sandboxes import make_sandbox
-        from swarm_envs.scoring import make_scorer
+        from swarm_envs.scoring import FastScorer, make_scorer
 
         self.task = task
         self.sandbox = make_sandbox(sandbox)
-        self.scorer = make_scorer(task, self.sandbox, kind=scorer)
+        try:
+            if scorer == "fast" and (workers or test_timeout_s):
+                self.scorer = FastScorer(
+                    task, self.sandbox, workers=workers, test_timeout_s=test_timeout_s
+                )
+            else:
+                self.scorer = make_scorer(task, self.sandbox, kind=scorer)
+        except BaseException:
+            self.sandbox.close()
+            raise
+
+    @property
+    def test_timeout_s(self) -> float | None:
+        """The fast scorer's per-test limit (None for the subprocess scorer)."""
+        return getattr(self.scorer, "test_timeout_s", None)
+
+    @test_timeout_s.setter
+    def test_timeout_s(self, value: float) -> None:
+        if hasattr(self.scorer, "test_timeout_s"):
+            self.scorer.test_timeout_s = value
 
     def run(self, files: dict[str, bytes], selection: list[str] | None = None):
         """A `TestReport` of `selection` (default: all tests) on the project `files`."""
@@ -97,6 +139,80 @@ class ProjectRunner:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class RunnerPool:
+    """Several `ProjectRunner`s of one task (one fork server each), run side by side.
+
+    `imap(fn, items)` calls `fn(runner, item)` with a free runner for every item, at most
+    one call per runner at a time, and yields the results in the order of `items`.
+
+    Args:
+        task: the task.
+        size: runners (default: one per CPU, at most 2).
+        test_timeout_s: each runner's per-test limit (changeable per call).
+    """
+
+    def __init__(self, task: Task, size: int | None = None, test_timeout_s: float | None = None):
+        n = size or max(1, min(2, os.cpu_count() or 1))
+        self.task = task
+        self.runners: list[ProjectRunner] = []
+        try:
+            for _ in range(n):
+                self.runners.append(ProjectRunner(task, workers=1, test_timeout_s=test_timeout_s))
+        except BaseException:
+            self.close()
+            raise
+
+    def imap(self, fn: Callable[[ProjectRunner, T], R], items: Iterable[T]) -> Iterator[R]:
+        free: queue.Queue[ProjectRunner] = queue.Queue()
+        for r in self.runners:
+            free.put(r)
+
+        def call(item: T) -> R:
+            runner = free.get()
+            try:
+                return fn(runner, item)
+            finally:
+                free.put(runner)
+
+        with ThreadPoolExecutor(len(self.runners), thread_name_prefix="runner") as ex:
+            pending: collections.deque[Future[R]] = collections.deque()
+            it = iter(items)
+            for item in it:
+                pending.append(ex.submit(call, item))
+                if len(pending) >= len(self.runners):
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+
+    def close(self) -> None:
+        for r in self.runners:
+            r.close()
+
+    def __enter__(self) -> RunnerPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def disjoint_batches(sets: Sequence[frozenset[str]], limit: int = 24) -> list[list[int]]:
+    """Indices of `sets` grouped so that the sets of a group are disjoint (in order).
+
+    Stubbing the units of one group at once tells each unit's failures apart: a test of
+    the group belongs to exactly one of them.
+    """
+    groups: list[tuple[list[int], set[str]]] = []
+    for i, s in enumerate(sets):
+        for members, used in groups:
+            if len(members) < limit and used.isdisjoint(s):
+                members.append(i)
+                used |= s
+                break
+        else:
+            groups.append(([i], set(s)))
+    return [g for g, _ in groups]
 
 
 # ---------------------------------------------------------------------------- mutation

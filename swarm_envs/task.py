@@ -28,7 +28,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from swarm_envs.error import ManifestError, UnknownTask
+from swarm_envs.error import ManifestError, TaskError, UnknownTask
 from swarm_envs.stubbing import stub_units
 
 logger = logging.getLogger("swarm_envs")
@@ -434,9 +434,33 @@ def broken() -> dict[str, str]:
     return dict(_broken)
 
 
+def is_task_name(name: str) -> bool:
+    """Whether `name` is a valid task name (lower-case letters, digits, '_' and '-')."""
+    return bool(_NAME.match(name))
+
+
+def bundled_task(name: str) -> str | None:
+    """The id of the bundled task called `name` (any version), or None."""
+    roots = {_bundled_root().resolve(), BUNDLED_ROOT.resolve()}
+    for task_id, path in registered().items():
+        if task_id.rsplit("-v", 1)[0] == name and Path(path).resolve().parent in roots:
+            return task_id
+    return None
+
+
 def register_task(path: Path | str) -> Task:
-    """Register a task folder (bundled or your own) so that it can be made by name."""
+    """Register a task folder (bundled or your own) so that it can be made by name.
+
+    Raises:
+        TaskError: the task is named like a bundled task (another folder).
+    """
     task = Task(Path(path))
+    taken = bundled_task(task.name)
+    if taken is not None and registered()[taken].resolve() != task.root:
+        raise TaskError(
+            f"{task.root / MANIFEST}: the name {task.name!r} is taken by the bundled task "
+            f"{taken}; give your task another name"
+        )
     _registry[task.id] = task.root
     _loaded[task.id] = task
     return task
@@ -461,15 +485,18 @@ def get_task(name: str | Path | Task) -> Task:
         return name
     if isinstance(name, Path) or (isinstance(name, str) and ("/" in name or "\\" in name)):
         p = Path(name)
-        if p.is_dir():
-            return register_task(p)
-    name = str(name).split("/")[-1]
+        if not p.is_dir():
+            raise TaskError(f"{p}: no such folder (a task folder holds a {MANIFEST})")
+        return register_task(p)
+    name = str(name)
     known = registered()
     if name not in known:
         versions = sorted(
             (k for k in known if k.rsplit("-v", 1)[0] == name),
             key=lambda k: int(k.rsplit("-v", 1)[1]),
         )
+        if not versions and (Path(name) / MANIFEST).is_file():
+            return register_task(Path(name))  # a task folder in the working directory
         if not versions:
             raise UnknownTask(name, known)
         name = versions[-1]

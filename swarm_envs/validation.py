@@ -2,22 +2,29 @@
 
 Checks, each through the real sandbox and scorer:
 
-1. the reference solution passes every test;
-2. the reference passes the same tests twice (determinism);
-3. the starting state collects (every canonical test is reported) and passes a
-   known number of tests, failing the rest;
-4. every unit's tests are sensitive to it: with only that unit stubbed out, at
-   least one of its tests fails.
+1. the reference solution passes every test (a test it skips or xfails here fails: a skip
+   is not a pass; such tests belong in the manifest's `tests.deselect`);
+2. the reference passes the same tests twice, the second time in other worker processes
+   (determinism, and test ids that are the same in every process);
+3. the starting state collects (every canonical test is reported) and passes a known
+   number of tests, failing the rest;
+4. every unit's tests are sensitive to it: with that unit stubbed out, at least one of its
+   tests fails. Units whose tests are disjoint are checked in one run (each failing test
+   belongs to exactly one of them), and runs go to both runners at once.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from swarm_envs.generators import ProjectRunner
+from swarm_envs.generators import ProjectRunner, RunnerPool, disjoint_batches
+from swarm_envs.scoring import select_tests
 from swarm_envs.stubbing import stub_units
-from swarm_envs.task import Task
+from swarm_envs.task import Task, Unit
+
+Progress = Callable[[str, int, int], None]
 
 
 @dataclass
@@ -36,52 +43,135 @@ class ValidationReport:
         return not self.problems
 
 
-def validate(task: Task, *, scorer: str = "fast", check_units: bool = True) -> ValidationReport:
+def validate(
+    task: Task,
+    *,
+    scorer: str = "fast",
+    check_units: bool = True,
+    progress: Progress | None = None,
+) -> ValidationReport:
     """Validate `task`; the report lists every problem found (empty: valid)."""
     t0 = time.perf_counter()
     rep = ValidationReport(task.id, units=len(task.units))
-    with ProjectRunner(task, scorer=scorer) as runner:
-        ids = runner.test_ids()
-        rep.tests = len(ids)
-        if not ids:
-            rep.problems.append("no tests were collected from the reference solution")
-            return rep
-        solution = task.solution_files()
-        ref = runner.run(solution)
-        if ref.verdict != "ok":
-            rep.problems.append(f"reference: no verdict ({ref.error})")
-            return rep
-        failing = [t for t, ok in ref.per_test.items() if not ok]
-        if failing:
-            detail = (ref.failures.get(failing[0]) or "").strip().splitlines()
-            rep.problems.append(
-                f"reference fails {len(failing)} tests, e.g. {failing[0]}"
-                + (f": {detail[-1]}" if detail else "")
-            )
-        # Determinism: a second, uncached run of the same files.
-        again = runner.run({**solution, "validation_nonce.txt": b"1"})
-        if again.cached:
-            rep.problems.append("internal: the determinism re-run was served from the cache")
-        if again.per_test != ref.per_test:
-            flaky = [t for t in ref.per_test if ref.per_test[t] != again.per_test.get(t)]
-            rep.problems.append(f"{len(flaky)} tests are not deterministic, e.g. {flaky[0]}")
-        start = runner.run(task.start_files())
-        if start.verdict != "ok":
-            rep.problems.append(f"starting state: no verdict ({start.error})")
-        else:
-            rep.start_passing = start.passed
-            if start.passed == start.total:
-                rep.problems.append("the starting state already passes every test")
-        if check_units:
-            for unit in task.units:
-                report = runner.run(stub_units(solution, [unit]), list(unit.tests))
-                if report.verdict != "ok":
-                    rep.problems.append(f"unit {unit.name}: no verdict ({report.error})")
-                elif report.total == 0:
-                    rep.problems.append(f"unit {unit.name}: its tests {unit.tests} match no test")
-                elif report.passed == report.total:
-                    rep.problems.append(
-                        f"unit {unit.name}: stubbing it out fails none of its tests {unit.tests}"
-                    )
+    pool = RunnerPool(task) if scorer == "fast" else None
+    runners = pool.runners if pool is not None else [ProjectRunner(task, scorer=scorer)]
+    try:
+        _validate(task, runners, pool, rep, check_units, progress)
+    finally:
+        for r in runners:
+            r.close()
     rep.seconds = time.perf_counter() - t0
     return rep
+
+
+def _validate(
+    task: Task,
+    runners: list[ProjectRunner],
+    pool: RunnerPool | None,
+    rep: ValidationReport,
+    check_units: bool,
+    progress: Progress | None,
+) -> None:
+    first, other = runners[0], runners[-1]
+    ids = first.test_ids()
+    rep.tests = len(ids)
+    if not ids:
+        rep.problems.append("no tests were collected from the reference solution")
+        return
+    solution = task.solution_files()
+    ref = first.run(solution)
+    if ref.verdict != "ok":
+        rep.problems.append(f"reference: no verdict ({ref.error})")
+        return
+    rep.problems += reference_problems(ref.per_test, ref.failures)
+    # Determinism: a second, uncached run of the same files, in other worker processes.
+    again = other.run({**solution, "validation_nonce.txt": b"1"})
+    if again.cached:
+        rep.problems.append("internal: the determinism re-run was served from the cache")
+    if again.per_test != ref.per_test:
+        flaky = [t for t in ref.per_test if ref.per_test[t] != again.per_test.get(t)]
+        rep.problems.append(
+            f"{len(flaky)} tests are not deterministic (or their ids differ between test "
+            f"processes), e.g. {flaky[0]}"
+        )
+    start = first.run(task.start_files())
+    if start.verdict != "ok":
+        rep.problems.append(f"starting state: no verdict ({start.error})")
+    else:
+        rep.start_passing = start.passed
+        if start.passed == start.total:
+            rep.problems.append("the starting state already passes every test")
+    if check_units and task.units:
+        rep.problems += unit_problems(task, runners, ids, solution, pool, progress)
+
+
+def reference_problems(per_test: dict[str, bool], failures: dict[str, str]) -> list[str]:
+    """What is wrong with a reference run, skips told apart from failures."""
+    failing = [t for t, ok in per_test.items() if not ok]
+    skipped = [t for t in failing if failures.get(t, "").startswith("skipped")]
+    failed = [t for t in failing if t not in skipped]
+    out = []
+    if skipped:
+        out.append(
+            f"the reference skips or xfails {len(skipped)} tests here, e.g. {skipped[0]}: a "
+            "skip is not a pass; list them in the manifest's tests.deselect"
+        )
+    if failed:
+        detail = (failures.get(failed[0]) or "").strip().splitlines()
+        out.append(
+            f"reference fails {len(failed)} tests, e.g. {failed[0]}"
+            + (f": {detail[-1]}" if detail else "")
+        )
+    return out
+
+
+def unit_problems(
+    task: Task,
+    runners: list[ProjectRunner],
+    ids: list[str],
+    solution: dict[str, bytes],
+    pool: RunnerPool | None = None,
+    progress: Progress | None = None,
+    *,
+    batched: bool = True,
+) -> list[str]:
+    """Units whose stub fails none of their tests (or whose tests match nothing).
+
+    With `batched`, units whose tests are disjoint are stubbed together (see the module
+    doc); without it, each unit alone, serially, on the first runner.
+    """
+    problems: list[str] = []
+    units = list(task.units)
+    selected = [frozenset(select_tests(ids, u.tests)[0]) for u in units]
+    for u, sel in zip(units, selected, strict=True):
+        if not sel:
+            problems.append(f"unit {u.name}: its tests {u.tests} match no test")
+    checkable = [i for i, sel in enumerate(selected) if sel]
+    if batched:
+        groups = [
+            [checkable[j] for j in g] for g in disjoint_batches([selected[i] for i in checkable])
+        ]
+    else:
+        groups = [[i] for i in checkable]
+
+    def run(runner: ProjectRunner, group: list[int]) -> tuple[list[int], object]:
+        chosen: list[Unit] = [units[i] for i in group]
+        tests = [t for t in ids if any(t in selected[i] for i in group)]
+        return group, runner.run(stub_units(solution, chosen), tests)
+
+    done = 0
+    if pool is not None and batched:
+        results = pool.imap(run, groups)
+    else:
+        results = (run(runners[0], g) for g in groups)
+    for group, report in results:
+        for i in group:
+            u = units[i]
+            if report.verdict != "ok":  # type: ignore[attr-defined]
+                problems.append(f"unit {u.name}: no verdict ({report.error})")  # type: ignore[attr-defined]
+            elif all(report.per_test.get(t, False) for t in selected[i]):  # type: ignore[attr-defined]
+                problems.append(f"unit {u.name}: stubbing it out fails none of its tests {u.tests}")
+        done += len(group)
+        if progress is not None:
+            progress("checking units", done, len(checkable))
+    return problems

@@ -6,7 +6,7 @@ import pytest
 
 import swarm_envs
 from swarm_envs import generators
-from swarm_envs.error import ManifestError
+from swarm_envs.error import ManifestError, ProjectError
 from swarm_envs.generators import ProjectRunner, generate, mutations
 from swarm_envs.project import make_task
 from swarm_envs.stubbing import stub_source
@@ -179,7 +179,7 @@ def test_bring_your_own_project(tmp_path):
 
 
 def test_bring_your_own_errors(tmp_path):
-    with pytest.raises(ManifestError, match="no tests/ folder"):
+    with pytest.raises(ProjectError, match="no pytest tests found"):
         make_task(tmp_path, tmp_path / "out", name="x")
 
 
