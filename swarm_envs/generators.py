@@ -186,6 +186,52 @@ class RunnerPool:
             while pending:
                 yield pending.popleft().result()
 
+    def run_all(
+        self, files: dict[str, bytes], selection: Sequence[str] | None = None, *, rotate: int = 0
+    ):
+        """One `TestReport` of `selection` (default: every test), split over the runners.
+
+        The tests are split by test file into one part per runner; `rotate` shifts which
+        runner gets which part (a re-run with `rotate=1` runs every test in other processes).
+        """
+        from swarm_envs.scoring import TestReport, select_tests
+
+        ids, _ = select_tests(self.runners[0].test_ids(), selection)
+        by_file: dict[str, list[str]] = {}
+        for t in ids:
+            by_file.setdefault(t.split("::")[0], []).append(t)
+        parts: list[list[str]] = [[] for _ in self.runners]
+        for _, nids in sorted(by_file.items(), key=lambda kv: -len(kv[1])):
+            min(parts, key=len).extend(nids)
+        n = len(parts)
+        jobs = [(i, parts[(i + rotate) % n]) for i in range(n) if parts[(i + rotate) % n]]
+        if len(jobs) < 2:
+            return self.runners[rotate % n].run(files, list(selection) if selection else None)
+        reports = list(self.imap_each(lambda runner, part: runner.run(files, part), jobs))
+        per_test: dict[str, bool] = {}
+        failures: dict[str, str] = {}
+        for rep in reports:
+            per_test.update(rep.per_test)
+            failures.update(rep.failures)
+        bad = [rep for rep in reports if rep.verdict != "ok"]
+        return TestReport(
+            per_test={t: per_test.get(t, False) for t in ids},
+            failures=failures,
+            verdict="no_verdict" if bad else "ok",
+            error=bad[0].error if bad else None,
+            wall_s=max(rep.wall_s for rep in reports),
+            cached=all(rep.cached for rep in reports),
+            ran=sum(rep.ran for rep in reports),
+        )
+
+    def imap_each(
+        self, fn: Callable[[ProjectRunner, T], R], jobs: Sequence[tuple[int, T]]
+    ) -> list[R]:
+        """`fn(runners[i], item)` for every `(i, item)` of `jobs`, all at once."""
+        with ThreadPoolExecutor(len(jobs), thread_name_prefix="runner") as ex:
+            futures = [ex.submit(fn, self.runners[i], item) for i, item in jobs]
+            return [f.result() for f in futures]
+
     def close(self) -> None:
         for r in self.runners:
             r.close()

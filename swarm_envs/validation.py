@@ -72,20 +72,27 @@ def _validate(
     check_units: bool,
     progress: Progress | None,
 ) -> None:
-    first, other = runners[0], runners[-1]
+    first = runners[0]
     ids = first.test_ids()
     rep.tests = len(ids)
     if not ids:
         rep.problems.append("no tests were collected from the reference solution")
         return
+
+    def run_all(files: dict[str, bytes], rotate: int = 0):  # noqa: ANN202
+        if pool is not None:
+            return pool.run_all(files, rotate=rotate)
+        return runners[rotate % len(runners)].run(files)
+
     solution = task.solution_files()
-    ref = first.run(solution)
+    ref = run_all(solution)
     if ref.verdict != "ok":
         rep.problems.append(f"reference: no verdict ({ref.error})")
         return
     rep.problems += reference_problems(ref.per_test, ref.failures)
-    # Determinism: a second, uncached run of the same files, in other worker processes.
-    again = other.run({**solution, "validation_nonce.txt": b"1"})
+    # Determinism: a second, uncached run of the same files, each test in other worker
+    # processes than the first time (ids that differ between processes show up too).
+    again = run_all({**solution, "validation_nonce.txt": b"1"}, rotate=1)
     if again.cached:
         rep.problems.append("internal: the determinism re-run was served from the cache")
     if again.per_test != ref.per_test:
@@ -94,7 +101,7 @@ def _validate(
             f"{len(flaky)} tests are not deterministic (or their ids differ between test "
             f"processes), e.g. {flaky[0]}"
         )
-    start = first.run(task.start_files())
+    start = run_all(task.start_files())
     if start.verdict != "ok":
         rep.problems.append(f"starting state: no verdict ({start.error})")
     else:

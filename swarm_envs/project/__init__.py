@@ -243,7 +243,7 @@ def _build(
     try:
         report("running the reference (scorer)", 0, 1)
         solution = task.solution_files()
-        ref = pool.runners[0].run(solution)
+        ref = pool.run_all(solution)
         clock.lap("reference")
         _check_reference(task, ref, profile, deselected, deselect_failing)
         if any(t not in manifest["tests"].get("deselect", []) for t in deselected):
@@ -251,7 +251,7 @@ def _build(
             pool.close()
             task = _write_manifest(root, manifest, deselected)
             pool = RunnerPool(task)
-            ref = pool.runners[0].run(solution)
+            ref = pool.run_all(solution)
             _check_reference(task, ref, profile, deselected, False)
         candidates = find_candidates(solution, notes)
         reached = map_tests(candidates, profile, notes)

@@ -16,19 +16,23 @@ from __future__ import annotations
 import json
 import os
 import sys
-import threading
 import time
 
 _SPAWN = {"os.fork", "os.exec", "os.posix_spawn", "os.spawn", "os.system", "subprocess.Popen"}
 
 
 class Profile:
-    """A pytest plugin and trace function that attributes executions to tests."""
+    """A pytest plugin and an import hook that attribute executions to tests.
+
+    Project modules are compiled with one statement added at the top of every function
+    body, `__make_task_hits__[i] = 1`, which marks function i of the module; the marks are
+    collected at the boundaries of each test (cheap: pytest's own calls are not traced).
+    """
 
     def __init__(self, root: str):
         self.prefix = os.path.join(root, "")
         self.tests_prefix = os.path.join(root, "tests", "")
-        self.codes: dict[object, tuple[str, int] | None] = {}
+        self.modules: list[tuple[bytearray, list[tuple[str, int]]]] = []
         self.imports: set[tuple[str, int]] = set()
         self.between: set[tuple[str, int]] = set()
         self.sink = self.imports
@@ -40,38 +44,70 @@ class Profile:
         self.item: object = None
         self.current: dict | None = None
 
-    # ------------------------------------------------------------------ tracing
+    # ------------------------------------------------------------------ marks
 
-    def trace(self, frame: object, event: str, arg: object) -> None:
-        if event != "call":
+    def ours(self, path: object) -> str | None:
+        if not isinstance(path, str) or not path.endswith(".py"):
             return None
-        code = frame.f_code  # type: ignore[attr-defined]
-        key = self.codes.get(code, 0)
-        if key == 0:
-            fn = code.co_filename
-            key = None
-            if (
-                fn.startswith(self.prefix)
-                and not fn.startswith(self.tests_prefix)
-                and code.co_name != "<module>"
-                and "/.make-task/" not in fn
-            ):
-                key = (fn[len(self.prefix) :], code.co_firstlineno)
-            self.codes[code] = key
-        if key is not None:
-            self.sink.add(key)
-        return None
+        if not path.startswith(self.prefix) or path.startswith(self.tests_prefix):
+            return None
+        rel = path[len(self.prefix) :]
+        return None if rel.startswith(".make-task/") else rel
+
+    def take(self) -> None:
+        """Move the marks made since the last take into the current sink."""
+        for flags, keys in self.modules:
+            if flags.count(1):
+                self.sink.update(keys[i] for i, v in enumerate(flags) if v)
+                flags[:] = bytes(len(flags))
+
+    def install(self) -> None:
+        import importlib.abc
+        import importlib.machinery
+
+        profile = self
+        base = importlib.machinery.SourceFileLoader
+
+        class Loader(base):  # type: ignore[misc, valid-type]
+            def source_to_code(self, data, path, *, _optimize=-1):  # noqa: ANN001, ANN201
+                import ast
+
+                rel = profile.ours(path)
+                try:
+                    tree = ast.parse(data, filename=path)
+                except SyntaxError:
+                    return compile(data, path, "exec", dont_inherit=True)
+                self.keys = _instrument(tree, rel or "")
+                return compile(tree, path, "exec", dont_inherit=True)
+
+            def get_code(self, fullname):  # noqa: ANN001, ANN201 - never from bytecode
+                path = self.get_filename(fullname)
+                return self.source_to_code(self.get_data(path), path)
+
+            def exec_module(self, module):  # noqa: ANN001, ANN201
+                code = self.get_code(module.__name__)
+                flags = bytearray(len(getattr(self, "keys", [])))
+                module.__dict__["__make_task_hits__"] = flags
+                profile.modules.append((flags, list(getattr(self, "keys", []))))
+                exec(code, module.__dict__)  # noqa: S102 - what SourceFileLoader does
+
+        class Finder(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path=None, target=None):  # noqa: ANN001, ANN201
+                spec = importlib.machinery.PathFinder.find_spec(name, path, target)
+                if spec is None or not isinstance(spec.loader, base):
+                    return None
+                if profile.ours(spec.origin) is None:
+                    return None
+                spec.loader = Loader(spec.loader.name, spec.loader.path)
+                return spec
+
+        sys.meta_path.insert(0, Finder())
 
     def audit(self, event: str, args: tuple) -> None:
         if self.current is not None and event in _SPAWN:
             self.current["spawned"] = True
 
     # ------------------------------------------------------------------ pytest hooks
-
-    def pytest_sessionstart(self, session: object) -> None:
-        # From here on (collection imports the project): pytest's own start-up is not traced.
-        sys.settrace(self.trace)
-        threading.settrace(self.trace)
 
     def pytest_collectreport(self, report: object) -> None:
         if report.failed:  # type: ignore[attr-defined]
@@ -80,12 +116,14 @@ class Profile:
 
     def pytest_collection_finish(self, session: object) -> None:
         self.collected = [it.nodeid for it in session.items]  # type: ignore[attr-defined]
+        self.take()  # what ran while modules were imported and tests collected
         self.sink = self.between
 
     def pytest_runtest_protocol(self, item: object, nextitem: object) -> None:
         self.item = item
 
     def pytest_runtest_logstart(self, nodeid: str, location: object) -> None:
+        self.take()
         self.current = {"phases": [], "duration": 0.0, "text": "", "spawned": False}
         self.current["executed"] = self.sink = set()
         self.current["t0"] = time.perf_counter()
@@ -110,6 +148,7 @@ class Profile:
         cur = self.current
         if cur is None:
             return
+        self.take()
         executed = set(cur["executed"])
         names = set(getattr(self.item, "fixturenames", ()) or ())
         for key, found in self.fixtures.items():
@@ -124,6 +163,43 @@ class Profile:
         }
         self.current = None
         self.sink = self.between
+
+
+def _instrument(tree: object, rel: str) -> list[tuple[str, int]]:
+    """Add `__make_task_hits__[i] = 1` at the top of every function body (after a docstring).
+
+    Returns the (file, first line) of function i, as its code object would have it.
+    """
+    import ast
+
+    keys: list[tuple[str, int]] = []
+    for node in ast.walk(tree):  # type: ignore[arg-type]
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        keys.append((rel, first))
+        body = node.body
+        doc = (
+            isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        )
+        anchor = body[1] if doc and len(body) > 1 else body[0]
+        mark = ast.Assign(
+            targets=[
+                ast.Subscript(
+                    value=ast.Name(id="__make_task_hits__", ctx=ast.Load()),
+                    slice=ast.Constant(value=len(keys) - 1),
+                    ctx=ast.Store(),
+                )
+            ],
+            value=ast.Constant(value=1),
+        )
+        for n in ast.walk(mark):
+            ast.copy_location(n, anchor)
+        body.insert(1 if doc else 0, mark)
+    ast.fix_missing_locations(tree)  # type: ignore[arg-type]
+    return keys
 
 
 def _outcome(phases: list[tuple[str, str, bool]]) -> str:
@@ -145,12 +221,14 @@ def _fixture_wrapper(profile: Profile):  # noqa: ANN202
             shared = getattr(fixturedef, "scope", "function") != "function"
             if shared:
                 key = f"{getattr(fixturedef, 'baseid', '')}::{fixturedef.argname}"  # type: ignore[attr-defined]
+                profile.take()
                 profile.stack.append(profile.sink)
                 profile.sink = profile.fixtures.setdefault(key, set())
             try:
                 yield
             finally:
                 if shared:
+                    profile.take()
                     profile.sink = profile.stack.pop()
 
     return Fixtures()
@@ -171,6 +249,7 @@ def main(config_path: str) -> None:
     import pytest
 
     profile = Profile(root)
+    profile.install()
     sys.addaudithook(profile.audit)
     args = [
         "-c",
@@ -185,11 +264,7 @@ def main(config_path: str) -> None:
         *cfg["targets"],
     ]
     started = time.perf_counter()
-    try:
-        status = pytest.main(args, plugins=[profile, _fixture_wrapper(profile)])
-    finally:
-        sys.settrace(None)
-        threading.settrace(None)  # type: ignore[arg-type]
+    status = pytest.main(args, plugins=[profile, _fixture_wrapper(profile)])
     origins = {}
     for name in cfg.get("project", []):
         mod = sys.modules.get(name)
