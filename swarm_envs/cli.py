@@ -280,20 +280,28 @@ def cmd_make_task(args: argparse.Namespace) -> int:
         console.print(f"  {u.name}: {len(u.tests)} tests{deps}", markup=False, highlight=False)
     if len(task.units) > 20:
         console.print(f"  ... and {len(task.units) - 20} more")
-    console.print(f"next: swarm-envs validate {task.root}; swarm-envs run {task.root} --agents 4")
+    console.print(
+        f"next: swarm-envs validate {task.root}; swarm-envs run {task.root} --agents 4",
+        markup=False,
+        soft_wrap=True,
+    )
     return 0
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
     """Generate task instances."""
-    from swarm_envs.generators import generate
+    from swarm_envs.generators import generate, instance_name
     from swarm_envs.task import get_task
 
     task = get_task(args.task)
     for seed in range(args.seed, args.seed + args.count):
-        dest = Path(args.out) / f"{task.name}_{args.kind}{args.k}_s{seed}" if args.out else None
+        name = instance_name(task, args.kind, args.k, seed)
+        dest = Path(args.out) / name if args.out else None
         inst = generate(task, args.kind, args.k, seed, dest)
-        console.print(f"{inst.id}: {inst.root}  ({', '.join(u.name for u in inst.units)})")
+        units = ", ".join(u.name for u in inst.units)
+        console.print(f"{inst.id} ({units})", markup=False, highlight=False, soft_wrap=True)
+        # The folder, not the id: an instance is registered in this process only.
+        console.print(f"  swarm-envs run {inst.root}", markup=False, soft_wrap=True)
     return 0
 
 

@@ -12,6 +12,7 @@ import collections
 import os
 import queue
 import random
+import re
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -22,13 +23,7 @@ from typing import Literal, TypeVar
 import tomli_w
 
 from swarm_envs.error import InstanceError
-from swarm_envs.stubbing import (
-    StubError,
-    body_span,
-    stub_line,
-    stub_units,
-    targets,
-)
+from swarm_envs.stubbing import StubError, body_start, definition_texts, stub_units, targets
 from swarm_envs.task import Task, Unit
 
 T = TypeVar("T")
@@ -44,23 +39,50 @@ class Patch:
     new: str
 
 
-def unit_patches(task: Task, unit: Unit) -> list[Patch]:
-    """The edits that implement `unit` in the starting state (one per function)."""
-    source = (task.solution_dir / unit.path).read_text(encoding="utf-8")
-    tree = ast.parse(source)
-    lines = source.splitlines(keepends=True)
-    try:
-        found = targets(tree, unit.symbol)
-    except StubError as e:
-        raise StubError(f"{unit.path}: {e}") from None
-    patches = []
-    for t in found:
-        start, end = body_span(t.fn)
-        if start == 0:
-            continue
-        indent = t.fn.body[-1].col_offset
-        patches.append(Patch(unit.path, stub_line(t.name, indent), "".join(lines[start - 1 : end])))
-    return patches
+def unit_patches(task: Task, unit: Unit, target: str | None = None) -> list[Patch]:
+    """The edits that turn `unit` in the task's starting state into its reference version.
+
+    One `edit_file` per function of the unit that differs, made from the instance's own
+    starting state (a stub, or a function with an injected bug), each an exact replacement
+    that matches once in the starting file.
+
+    Args:
+        task: the task (or generated instance).
+        unit: one of its units.
+        target: the unit's file in another version to turn it into (default: the reference).
+    """
+    have = task.start_files().get(unit.path)
+    if have is None:
+        raise StubError(f"{unit.path}: not a file of the starting state of {task.id}")
+    start = have.decode("utf-8")
+    want = target if target is not None else (task.solution_dir / unit.path).read_text("utf-8")
+    old_defs = definition_texts(start, unit.symbol)
+    new_defs = definition_texts(want, unit.symbol)
+    if len(old_defs) != len(new_defs):
+        raise StubError(
+            f"{unit.path}: {unit.symbol!r} has {len(old_defs)} definitions in the starting "
+            f"state and {len(new_defs)} in the other version"
+        )
+    return [
+        _hunk(unit.path, a, b, start) for a, b in zip(old_defs, new_defs, strict=True) if a != b
+    ]
+
+
+def _hunk(path: str, old_def: str, new_def: str, file_text: str) -> Patch:
+    """The smallest run of whole lines that differs, widened until it matches once."""
+    a, b = old_def.splitlines(keepends=True), new_def.splitlines(keepends=True)
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    lo, hi = head, tail  # lines kept in common at each end
+    while True:
+        old = "".join(a[lo : len(a) - hi])
+        if old and file_text.count(old) == 1 or (lo == 0 and hi == 0):
+            return Patch(path, old, "".join(b[lo : len(b) - hi]))
+        lo, hi = max(0, lo - 1), max(0, hi - 1)
 
 
 # ---------------------------------------------------------------------------- evaluation
@@ -344,11 +366,12 @@ def mutations(source: str, unit: Unit) -> list[Mutation]:
         )
 
     for fn in fns:
-        body_start, _ = body_span(fn)
-        if body_start == 0:
+        first = body_start(fn)
+        if first == (0, 0):
             continue
         for sub in ast.walk(fn):
-            if getattr(sub, "lineno", 0) < body_start or isinstance(sub, ast.FunctionDef):
+            at = (getattr(sub, "lineno", 0), getattr(sub, "col_offset", 0))
+            if at < first or isinstance(sub, ast.FunctionDef):
                 continue
             if isinstance(sub, ast.BinOp) and type(sub.op) in _BINOP_SWAPS:
                 new = ast.BinOp(sub.left, _BINOP_SWAPS[type(sub.op)](), sub.right)
@@ -464,6 +487,7 @@ def generate(
         )
     rng = random.Random(f"{task.id}:{kind}:{k}:{seed}")
     name = instance_name(task, kind, k, seed)
+    counts: tuple[int, int] | None = None
     dest = Path(dest) if dest is not None else _cache_dir() / name
     solution = task.solution_files()
     chosen: list[Unit]
@@ -485,16 +509,64 @@ def generate(
                     notes.append(m.describe())
                 if len(chosen) == k:
                     break
+            if len(chosen) < k:
+                raise InstanceError(
+                    f"k={k}: only {len(chosen)} units of {task.id} have mutants that their "
+                    f"tests detect; use k <= {len(chosen)}"
+                )
+            at_start = runner.run(start)
+            counts = (at_start.passed, at_start.total) if at_start.verdict == "ok" else None
         finally:
             if own:
                 runner.close()
-        if len(chosen) < k:
-            raise InstanceError(
-                f"k={k}: only {len(chosen)} units of {task.id} have mutants that their tests "
-                f"detect; use k <= {len(chosen)}"
-            )
-    _write_instance(task, dest, name, kind, chosen, start, notes)
+    description = instance_description(task, kind, chosen, counts if kind == "bug" else None)
+    _write_instance(task, dest, name, kind, chosen, start, notes, description)
     return register_task(dest)
+
+
+_ABOUT_THE_START = re.compile(r"\b(stub|implement|docstring|not implemented)", re.IGNORECASE)
+
+
+def project_summary(task: Task) -> str:
+    """The task's description without what it says about its starting state.
+
+    A bundled description tells what the project is and then what to do with the stubs
+    ("Four functions are stubbed out: implement them"); an instance's starting state is
+    another one, so only the first part carries over.
+    """
+    text = " ".join(task.manifest.description.split())
+    sentences = re.split(r"(?<=[.!?])\s+(?=[A-Z(`])", text)
+    kept = [s for s in sentences if not _ABOUT_THE_START.search(s)]
+    return " ".join(kept).strip() or f"The project {task.name}."
+
+
+def instance_description(
+    task: Task, kind: str, chosen: Sequence[Unit], counts: tuple[int, int] | None = None
+) -> str:
+    """What is true of a generated instance: the project, then its starting state.
+
+    Args:
+        task: the task the instance comes from.
+        kind: "stub" or "bug".
+        chosen: the units stubbed out or given a bug.
+        counts: (passing, total) tests of the starting state, when they were measured.
+    """
+    names = ", ".join(sorted(u.name for u in chosen))
+    n = len(chosen)
+    if kind == "stub":
+        what = (
+            f"In this instance {n} unit{'s are' if n != 1 else ' is'} stubbed out (signature "
+            f"and docstring kept, the body raises NotImplementedError): {names}. Implement "
+            f"{'them' if n != 1 else 'it'} so that every test in tests/ passes; the rest of "
+            "the project is complete."
+        )
+    else:
+        have = "units have" if n != 1 else "unit has"
+        what = f"In this instance the project is complete, but {n} {have} a bug: {names}."
+        if counts is not None:
+            what += f" {counts[1] - counts[0]} of the {counts[1]} tests fail at the start."
+        what += " Find and fix the bugs so that every test in tests/ passes."
+    return f"{project_summary(task)}\n\n{what}"
 
 
 def _cache_dir() -> Path:
@@ -510,6 +582,7 @@ def _write_instance(
     chosen: list[Unit],
     start: dict[str, bytes],
     notes: list[str],
+    description: str,
 ) -> None:
     if dest.exists():
         shutil.rmtree(dest)
@@ -526,18 +599,12 @@ def _write_instance(
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_bytes(data)
     m = task.manifest
-    what = "are stubbed out" if kind == "stub" else "have a bug"
     manifest = m.model_dump(mode="json", exclude_none=True)
     keep = {u.name for u in chosen}
     manifest.update(
         name=name,
         suite="custom",
-        description=(
-            m.description.strip()
-            + f"\n\nIn this instance {len(chosen)} units {what}: "
-            + ", ".join(sorted(keep))
-            + "."
-        ),
+        description=description,
         tags=[*m.tags, f"generated:{kind}"],
         units=[
             {**u.model_dump(mode="json"), "depends_on": [d for d in u.depends_on if d in keep]}
@@ -568,9 +635,9 @@ def candidates(
 ) -> list[Candidate]:
     """The right implementation of `unit` and up to `n_wrong` detected-wrong ones, shuffled.
 
-    Each candidate is a list of `edit_file` patches that replace the unit's stubs
-    in the starting state. Wrong candidates are mutants that the unit's tests
-    detect, so choosing among them is a real decision.
+    Each candidate is a list of `edit_file` patches of the starting state. Wrong
+    candidates are mutants that the unit's tests detect, so choosing among them is a real
+    decision.
     """
     rng = random.Random(f"{task.id}:{unit.name}:{seed}")
     right = unit_patches(task, unit)
@@ -579,23 +646,11 @@ def candidates(
     runner = runner or ProjectRunner(task)
     try:
         for m, mutated in detected_mutants(runner, unit, task.solution_files(), rng, n_wrong):
-            wrong_task_source = mutated[unit.path].decode("utf-8")
-            patches = _patches_from(wrong_task_source, unit, right)
+            wrong = unit_patches(task, unit, target=mutated[unit.path].decode("utf-8"))
+            patches = tuple((p.path, p.old, p.new) for p in wrong)
             out.append(Candidate(unit.name, False, patches, m.describe()))
     finally:
         if own:
             runner.close()
     rng.shuffle(out)
     return out
-
-
-def _patches_from(source: str, unit: Unit, right: list) -> tuple[tuple[str, str, str], ...]:
-    # The mutated function bodies, cut exactly as the right patches are.
-    tree = ast.parse(source)
-    lines = source.splitlines(keepends=True)
-    bodies = []
-    for t in targets(tree, unit.symbol):
-        start, end = body_span(t.fn)
-        if start:
-            bodies.append("".join(lines[start - 1 : end]))
-    return tuple((p.path, p.old, body) for p, body in zip(right, bodies, strict=True))
