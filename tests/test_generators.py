@@ -3,9 +3,9 @@
 import re
 
 import pytest
+from swarm_envs.baselines.scripted import make_team
 
 import swarm_envs
-from swarm_envs.baselines.scripted import make_team
 from swarm_envs.cli import main
 from swarm_envs.error import InstanceError
 from swarm_envs.generators import ProjectRunner, generate, unit_patches
