@@ -10,8 +10,12 @@ entry point (so a test also executes what that entry point depends on).
   two workers, and validation checks units in such batches too. Both run as the CLI does,
   in fresh processes, so no cache is shared between them.
 - `baseline` (today's path, the obvious alternative): for every candidate function, stub it
-  and run the whole suite, serially; validation stubs each unit alone and runs its tests,
-  serially. Same sandbox, same scorer.
+  and run the whole suite, serially; validation (in a fresh process, as the CLI runs it)
+  stubs each unit alone and runs its tests, serially. Same sandbox, same scorer (whose cache
+  already re-runs only the tests an edit can affect).
+
+Five of the tests (`--lock-tests`) wait on a gate across threads, as threading tests of real
+libraries do: with the gate's `release` stubbed, each waits out a 10 s timeout.
 
     python benchmarks/bench_make_task.py [--tests 500] [--units 150] [--seed 0] [--no-baseline]
 
@@ -34,8 +38,16 @@ import tomli_w
 HEADER = '"""Generated module {m} of the benchmark library."""\n\n'
 
 
-def generate_project(root: Path, n_tests: int, n_units: int, modules: int, seed: int) -> None:
-    """Write the generated library at `root` (package `benchlib`, tests in `tests/`)."""
+def generate_project(
+    root: Path, n_tests: int, n_units: int, modules: int, seed: int, lock_tests: int = 5
+) -> None:
+    """Write the generated library at `root` (package `benchlib`, tests in `tests/`).
+
+    `lock_tests` of the tests (part of `n_tests`) use a gate across threads: with its
+    `release` stubbed they wait 10 s each for a timeout, as threading tests of real
+    libraries do.
+    """
+    n_tests -= lock_tests
     rng = random.Random(seed)
     pkg = root / "benchlib"
     pkg.mkdir(parents=True)
@@ -117,6 +129,45 @@ def generate_project(root: Path, n_tests: int, n_units: int, modules: int, seed:
         names = sorted({n for mm, n in entry if mm == m})
         head = f"import pytest\n\nfrom benchlib.mod{m} import {', '.join(names)}\n\n\n"
         (root / "tests" / f"test_mod{m}.py").write_text(head + "".join(bodies))
+    if lock_tests:
+        (pkg / "sync.py").write_text(SYNC)
+        (root / "tests" / "test_sync.py").write_text(SYNC_TESTS.format(n=lock_tests))
+
+
+# A lock-like helper whose stub makes its tests wait out a timeout, as threading tests do.
+SYNC = '''"""Synchronisation helpers."""
+
+import threading
+
+
+class Gate:
+    """A one-shot gate: `wait` returns True once `release` was called (from any thread)."""
+
+    def __init__(self):
+        self._event = threading.Event()
+
+    def release(self):
+        self._event.set()
+        return True
+
+    def wait(self, timeout=None):
+        return self._event.wait(timeout)
+'''
+SYNC_TESTS = """import threading
+
+import pytest
+
+from benchlib.sync import Gate
+
+
+@pytest.mark.parametrize("n", range({n}))
+def test_gate_across_threads(n):
+    gate = Gate()
+    thread = threading.Thread(target=gate.release)
+    thread.start()
+    assert gate.wait(timeout=10)
+    thread.join()
+"""
 
 
 def run_cli(*args: str) -> float:
@@ -127,14 +178,12 @@ def run_cli(*args: str) -> float:
     return time.perf_counter() - t0
 
 
-def baseline(project: Path, out: Path) -> tuple[float, int]:
-    """Today's path: a full suite per candidate, serially; validation unit by unit."""
+def baseline_make(project: Path, out: Path) -> int:
+    """Today's make-task: the whole suite once per candidate function, serially."""
     from swarm_envs.generators import ProjectRunner
     from swarm_envs.stubbing import iter_functions, stub_units
     from swarm_envs.task import Task, Unit
-    from swarm_envs.validation import unit_problems
 
-    t0 = time.perf_counter()
     (out / "solution").mkdir(parents=True)
     for p in project.rglob("*"):
         if p.is_file() and "tests" not in p.relative_to(project).parts:
@@ -162,13 +211,25 @@ def baseline(project: Path, out: Path) -> tuple[float, int]:
                     units.append(
                         {"name": f"{rel}:{symbol}", "path": rel, "symbol": symbol, "tests": broken}
                     )
-    made = time.perf_counter() - t0
     (out / "task.toml").write_text(tomli_w.dumps({**manifest, "units": units}))
-    task = Task(out)
+    return len(units)
+
+
+def baseline_validate(folder: Path) -> None:
+    """Today's validate: reference twice, the start, then each unit alone, serially."""
+    from swarm_envs.generators import ProjectRunner
+    from swarm_envs.task import Task
+    from swarm_envs.validation import unit_problems
+
+    task = Task(folder)
+    solution = task.solution_files()
     with ProjectRunner(task) as runner:
-        problems = unit_problems(task, [runner], runner.test_ids(), solution, batched=False)
+        ids = runner.test_ids()
+        assert runner.run(solution).passed == len(ids)
+        runner.run({**solution, "validation_nonce.txt": b"1"})
+        runner.run(task.start_files())
+        problems = unit_problems(task, [runner], ids, solution, batched=False)
     assert not problems, problems[:3]
-    return made + (time.perf_counter() - t0 - made), len(units)
 
 
 def main() -> None:
@@ -177,11 +238,18 @@ def main() -> None:
     ap.add_argument("--units", type=int, default=150, help="functions and methods (about)")
     ap.add_argument("--modules", type=int, default=10, help="modules of the project")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--lock-tests", type=int, default=5, help="tests waiting on a gate")
     ap.add_argument("--no-baseline", action="store_true", help="skip today's path (slow)")
+    ap.add_argument("--baseline-validate", metavar="DIR", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.baseline_validate:
+        baseline_validate(Path(args.baseline_validate))
+        return
     with tempfile.TemporaryDirectory() as d:
         root = Path(d)
-        generate_project(root / "project", args.tests, args.units, args.modules, args.seed)
+        generate_project(
+            root / "project", args.tests, args.units, args.modules, args.seed, args.lock_tests
+        )
         made = run_cli(
             "make-task",
             str(root / "project"),
@@ -206,8 +274,22 @@ def main() -> None:
         )
         base = None
         if not args.no_baseline:
-            base, n = baseline(root / "project", root / "baseline")
-            rows.append((f"baseline: make-task + validate ({n} units)", base))
+            t0 = time.perf_counter()
+            n = baseline_make(root / "project", root / "baseline")
+            base_made = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            r = subprocess.run(
+                [sys.executable, __file__, "--baseline-validate", str(root / "baseline")]
+            )
+            if r.returncode:
+                sys.exit("the baseline's validation failed")
+            base_checked = time.perf_counter() - t0
+            base = base_made + base_checked
+            rows += [
+                (f"baseline: make-task ({n} units)", base_made),
+                ("baseline: validate", base_checked),
+                ("baseline: total", base),
+            ]
         width = max(len(r[0]) for r in rows)
         print(f"{'measure':<{width}}  {'seconds':>9}")
         for name, s in rows:

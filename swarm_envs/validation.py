@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from swarm_envs.generators import ProjectRunner, RunnerPool, disjoint_batches
 from swarm_envs.scoring import select_tests
 from swarm_envs.stubbing import stub_units
-from swarm_envs.task import Task, Unit
+from swarm_envs.task import Task
 
 Progress = Callable[[str, int, int], None]
 
@@ -109,6 +109,11 @@ def _validate(
         if start.passed == start.total:
             rep.problems.append("the starting state already passes every test")
     if check_units and task.units:
+        # A stubbed test that makes no progress for longer than the whole reference run took
+        # (with a margin) is hung, e.g. waiting on a lock the stub never releases.
+        limit = min(task.manifest.tests.timeout_s, max(5.0, 3 * ref.wall_s))
+        for r in runners:
+            r.test_timeout_s = limit
         rep.problems += unit_problems(task, runners, ids, solution, pool, progress)
 
 
@@ -141,44 +146,76 @@ def unit_problems(
     progress: Progress | None = None,
     *,
     batched: bool = True,
+    first: int = 3,
 ) -> list[str]:
     """Units whose stub fails none of their tests (or whose tests match nothing).
 
     With `batched`, units whose tests are disjoint are stubbed together (see the module
-    doc); without it, each unit alone, serially, on the first runner.
+    doc), and each unit is first checked with its `first` tests only: one failing test is
+    enough, and only a unit none of them fail is checked again with all its tests (so the
+    answer is the same as with all of them). Without `batched`: each unit alone with all its
+    tests, serially, on the first runner (what validation did before).
     """
     problems: list[str] = []
     units = list(task.units)
-    selected = [frozenset(select_tests(ids, u.tests)[0]) for u in units]
+    order = {t: i for i, t in enumerate(ids)}
+    selected = [sorted(select_tests(ids, u.tests)[0], key=order.get) for u in units]
     for u, sel in zip(units, selected, strict=True):
         if not sel:
             problems.append(f"unit {u.name}: its tests {u.tests} match no test")
-    checkable = [i for i, sel in enumerate(selected) if sel]
-    if batched:
-        groups = [
-            [checkable[j] for j in g] for g in disjoint_batches([selected[i] for i in checkable])
-        ]
+    todo = [i for i, sel in enumerate(selected) if sel]
+    if not batched:
+        sensitive, errors = _check(task, runners, None, solution, selected, todo, False, progress)
     else:
-        groups = [[i] for i in checkable]
+        sample = [sel[:first] for sel in selected]
+        sensitive, errors = _check(task, runners, pool, solution, sample, todo, True, progress)
+        again = [i for i in todo if i not in sensitive and i not in errors]
+        more, more_errors = _check(task, runners, pool, solution, selected, again, True, None)
+        sensitive |= more
+        errors.update(more_errors)
+    for i in todo:
+        u = units[i]
+        if i in errors:
+            problems.append(f"unit {u.name}: no verdict ({errors[i]})")
+        elif i not in sensitive:
+            problems.append(f"unit {u.name}: stubbing it out fails none of its tests {u.tests}")
+    return problems
+
+
+def _check(
+    task: Task,
+    runners: list[ProjectRunner],
+    pool: RunnerPool | None,
+    solution: dict[str, bytes],
+    tests: list[list[str]],
+    which: list[int],
+    batched: bool,
+    progress: Progress | None,
+) -> tuple[set[int], dict[int, str]]:
+    """(units among `which` that some of their `tests` fail when stubbed, errors)."""
+    units = list(task.units)
+    if batched:
+        sets = [frozenset(tests[i]) for i in which]
+        groups = [[which[j] for j in g] for g in disjoint_batches(sets, limit=64)]
+    else:
+        groups = [[i] for i in which]
 
     def run(runner: ProjectRunner, group: list[int]) -> tuple[list[int], object]:
-        chosen: list[Unit] = [units[i] for i in group]
-        tests = [t for t in ids if any(t in selected[i] for i in group)]
-        return group, runner.run(stub_units(solution, chosen), tests)
+        chosen = [units[i] for i in group]
+        sel = [t for i in group for t in tests[i]]
+        return group, runner.run(stub_units(solution, chosen), sel)
 
+    results = pool.imap(run, groups) if pool is not None else (run(runners[0], g) for g in groups)
+    sensitive: set[int] = set()
+    errors: dict[int, str] = {}
     done = 0
-    if pool is not None and batched:
-        results = pool.imap(run, groups)
-    else:
-        results = (run(runners[0], g) for g in groups)
     for group, report in results:
         for i in group:
-            u = units[i]
             if report.verdict != "ok":  # type: ignore[attr-defined]
-                problems.append(f"unit {u.name}: no verdict ({report.error})")  # type: ignore[attr-defined]
-            elif all(report.per_test.get(t, False) for t in selected[i]):  # type: ignore[attr-defined]
-                problems.append(f"unit {u.name}: stubbing it out fails none of its tests {u.tests}")
+                errors[i] = str(report.error)  # type: ignore[attr-defined]
+            elif not all(report.per_test.get(t, False) for t in tests[i]):  # type: ignore[attr-defined]
+                sensitive.add(i)
         done += len(group)
         if progress is not None:
-            progress("checking units", done, len(checkable))
-    return problems
+            progress("checking units", done, len(which))
+    return sensitive, errors
