@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from swarm_envs.error import Error
+from swarm_envs.task import SUITES
 
 console = Console()
 
@@ -45,7 +46,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     from swarm_envs.scoring import collect_test_ids
     from swarm_envs.task import get_task, registered
 
-    order = {"mini": 0, "standard": 1, "long": 2, "custom": 3}
+    order = {suite: i for i, suite in enumerate(SUITES)}
     tasks = sorted(
         (get_task(t) for t in registered()),
         key=lambda t: (order[t.manifest.suite], t.id),
@@ -252,6 +253,8 @@ def cmd_make_task(args: argparse.Namespace) -> int:
             requires=args.requires,
             exclude=args.exclude,
             deselect_failing=args.deselect_failing,
+            wheels=args.wheels,
+            suite=args.suite,
             progress=report,
         )
     task = result.task
@@ -318,9 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("list", help="list the tasks and suites", description="List the tasks.")
-    p.add_argument(
-        "--suite", choices=["mini", "standard", "long", "custom"], help="only this suite"
-    )
+    p.add_argument("--suite", choices=SUITES, help="only this suite")
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser(
@@ -357,9 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("task", nargs="?", help="task id, name or folder")
     p.add_argument("--all", action="store_true", help="every registered task")
-    p.add_argument(
-        "--suite", choices=["mini", "standard", "long", "custom"], help="only this suite"
-    )
+    p.add_argument("--suite", choices=SUITES, help="only this suite")
     p.add_argument("--quick", action="store_true", help="skip the per-unit sensitivity check")
     p.set_defaults(func=cmd_validate)
 
@@ -396,6 +395,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="deselect tests the reference fails here instead of stopping (they are listed)",
     )
+    p.add_argument(
+        "--wheels", metavar="DIR", help="take the requirements' wheels from DIR (no index)"
+    )
+    p.add_argument("--suite", choices=SUITES, default="custom", help="the task's suite")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_make_task)
 

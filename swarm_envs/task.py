@@ -41,7 +41,9 @@ else:  # pragma: no cover
 MANIFEST = "task.toml"
 _NAME = re.compile(r"^[a-z][a-z0-9_]*(-[a-z0-9_]+)*$")
 
-Suite = Literal["mini", "standard", "long", "custom"]
+Suite = Literal["mini", "standard", "long", "real", "custom"]
+#: the suites, in the order they are listed
+SUITES: tuple[str, ...] = ("mini", "standard", "long", "real", "custom")
 
 
 class _Strict(BaseModel):

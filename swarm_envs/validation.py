@@ -111,7 +111,7 @@ def _validate(
     if check_units and task.units:
         # A stubbed test that makes no progress for longer than the whole reference run took
         # (with a margin) is hung, e.g. waiting on a lock the stub never releases.
-        limit = min(task.manifest.tests.timeout_s, max(5.0, 3 * ref.wall_s))
+        limit = min(task.manifest.tests.timeout_s, max(2.0, 2 * ref.wall_s))
         for r in runners:
             r.test_timeout_s = limit
         rep.problems += unit_problems(task, runners, ids, solution, pool, progress)
@@ -146,7 +146,7 @@ def unit_problems(
     progress: Progress | None = None,
     *,
     batched: bool = True,
-    first: int = 3,
+    first: int = 2,
 ) -> list[str]:
     """Units whose stub fails none of their tests (or whose tests match nothing).
 

@@ -72,6 +72,7 @@ def make_task(
     requires: Sequence[str] = (),
     exclude: Sequence[str] = (),
     deselect_failing: bool = False,
+    wheels: Path | str | None = None,
     progress: Progress | None = None,
 ) -> Task:
     """Build a task folder at `dest` from the project at `source`; returns the task.
@@ -86,6 +87,7 @@ def make_task(
         requires: extra requirement specifiers for third-party packages the tests need.
         exclude: glob patterns of test files to leave out (`tests/test_benchmarks.py`).
         deselect_failing: deselect tests that fail on the reference instead of stopping.
+        wheels: a folder of wheels for the requirements (no package index needed).
         progress: called as `progress(stage, done, total)` while make-task works.
 
     Raises:
@@ -102,6 +104,7 @@ def make_task(
         requires=requires,
         exclude=exclude,
         deselect_failing=deselect_failing,
+        wheels=wheels,
         progress=progress,
     ).task
 
@@ -117,6 +120,7 @@ def build_task(
     requires: Sequence[str] = (),
     exclude: Sequence[str] = (),
     deselect_failing: bool = False,
+    wheels: Path | str | None = None,
     suite: Suite = "custom",
     tags: Sequence[str] = ("bring-your-own",),
     progress: Progress | None = None,
@@ -136,8 +140,13 @@ def build_task(
     report("reading the project", 0, 1)
     proj = read_project(source, exclude=exclude)
     clock.lap("read")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".partial", dir=dest.parent))
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(
+            tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".partial", dir=dest.parent)
+        )
+    except OSError as e:
+        raise ProjectError(f"{dest}: cannot write the task folder ({e.strerror})") from None
     try:
         result = _build(
             proj,
@@ -148,6 +157,7 @@ def build_task(
             max_units=max_units,
             requires=requires,
             deselect_failing=deselect_failing,
+            wheels=Path(wheels) if wheels is not None else None,
             suite=suite,
             tags=list(tags),
             report=report,
@@ -156,6 +166,9 @@ def build_task(
         if dest.exists():
             dest.rmdir()
         os.replace(staging, dest)
+    except OSError as e:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise ProjectError(f"{e.filename or dest}: {e.strerror or e}") from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -206,6 +219,7 @@ def _build(
     max_units: int | None,
     requires: Sequence[str],
     deselect_failing: bool,
+    wheels: Path | None,
     suite: Suite,
     tags: list[str],
     report: Progress,
@@ -230,7 +244,7 @@ def _build(
         specs += distributions_for(proj.imports - _names_of(requires), proj.declared, notes)
     if specs:
         report("fetching requirements", 0, 1)
-        manifest["requires"] = fetch_wheels(specs, root / WHEELS)
+        manifest["requires"] = fetch_wheels(specs, root / WHEELS, wheels)
         notes.append(Note("kept", f"{WHEELS}/", ", ".join(manifest["requires"])))
         clock.lap("requirements")
     task = _write_manifest(root, manifest, deselected)

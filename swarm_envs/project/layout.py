@@ -184,6 +184,14 @@ def _walk(root: Path) -> dict[str, Path]:
 
 
 def read_project(source: Path, *, exclude: Iterable[str] = ()) -> Project:
+    """Read the project at `source` (see `_read_project`); file errors become ProjectError."""
+    try:
+        return _read_project(Path(source), exclude=exclude)
+    except OSError as e:
+        raise ProjectError(f"{e.filename or source}: cannot read ({e.strerror or e})") from None
+
+
+def _read_project(source: Path, *, exclude: Iterable[str] = ()) -> Project:
     """Read the project at `source` (see the module doc).
 
     Args:

@@ -60,13 +60,19 @@ def distributions_for(
     return specs
 
 
-def fetch_wheels(specs: list[str], wheels: Path) -> list[str]:
+def fetch_wheels(specs: list[str], wheels: Path, find_links: Path | None = None) -> list[str]:
     """Put the wheels of `specs` and their dependencies into `wheels`; returns exact pins.
+
+    Args:
+        specs: requirement specifiers.
+        wheels: the task's wheel folder.
+        find_links: a folder of wheels to take them from instead of the package index.
 
     Raises:
         RequirementsError: pip could not find or build them (pip's reason included).
     """
     wheels.mkdir(parents=True, exist_ok=True)
+    where = ["--no-index", "--find-links", str(find_links)] if find_links else []
     argv = [
         sys.executable,
         "-m",
@@ -77,6 +83,7 @@ def fetch_wheels(specs: list[str], wheels: Path) -> list[str]:
         "--no-input",
         "--wheel-dir",
         str(wheels),
+        *where,
         *specs,
     ]
     try:
@@ -86,7 +93,9 @@ def fetch_wheels(specs: list[str], wheels: Path) -> list[str]:
     if r.returncode != 0:
         tail = "\n".join((r.stderr or r.stdout).strip().splitlines()[-6:])
         raise RequirementsError(
-            f"fetching the wheels of {specs} failed (is the package index reachable?):\n{tail}"
+            f"fetching the wheels of {specs} from "
+            f"{find_links or 'the package index'} failed:\n{tail}\n"
+            "Without an index, give a folder of wheels with --wheels."
         )
     pins = []
     for w in sorted(wheels.glob("*.whl")):

@@ -156,7 +156,7 @@ def map_tests(
 def probe_limit(tests: Sequence[str], profile: ReferenceProfile, ceiling: float) -> float:
     """Seconds a probed test may make no progress: a margin over the slowest reference time."""
     slowest = max((profile.tests[t].duration for t in tests if t in profile.tests), default=0.0)
-    return min(ceiling, max(3.0, 5 * slowest + 2.0))
+    return min(ceiling, max(2.0, 5 * slowest + 1.0))
 
 
 def probe(
