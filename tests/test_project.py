@@ -270,3 +270,486 @@ def test_a_requirement_that_cannot_be_installed_says_what_failed(tmp_path, user_
     with pytest.raises(RequirementsError, match=r"frozentime==9\.9.*wheels"):
         task.environment()
     assert not any(user_cache.rglob("frozentime.py"))  # nothing half-installed
+
+
+# ---------------------------------------------------------------------------- make-task
+
+from swarm_envs.error import ProjectError, TaskError  # noqa: E402
+from swarm_envs.project import build_task, make_task  # noqa: E402
+from swarm_envs.validation import validate  # noqa: E402
+
+TINY_TESTS = """
+    from tiny.ops import add, clamp
+
+    def test_add():
+        assert add(2, 3) == 5
+
+    def test_add_neg():
+        assert add(-2, 1) == -1
+
+    def test_clamp():
+        assert clamp(5, 0, 3) == 3 and clamp(-1, 0, 3) == 0 and clamp(2, 0, 3) == 2
+"""
+TINY_OPS = """
+    def add(a, b):
+        \"\"\"Sum of a and b.\"\"\"
+        return a + b
+
+
+    def clamp(x, lo, hi):
+        \"\"\"x limited to [lo, hi].\"\"\"
+        if x < lo:
+            return lo
+        if x > hi:
+            return hi
+        return x
+"""
+
+
+def project(root: Path, files: dict[str, str]) -> Path:
+    return write(root, {"LICENSE": "MIT License\n", **files})
+
+
+def made(tmp_path, files, name="proj", **kw):
+    result = build_task(
+        project(tmp_path / "src_project", files), tmp_path / "task", name=name, **kw
+    )
+    return result, result.task
+
+
+def units(task):
+    return {u.symbol: u for u in task.units}
+
+
+def test_decorated_one_line_and_nested_functions_become_valid_units(tmp_path):
+    _, task = made(
+        tmp_path,
+        {
+            "shapes/__init__.py": "",
+            "shapes/ops.py": """
+                import functools
+
+                def twice(op):
+                    @functools.wraps(op)
+                    def inner(*args):
+                        return op(op(*args))
+                    return inner
+
+                def inc(x): return x + 1
+
+                def total(xs):
+                    def add(a, b):
+                        return a + b
+                    return functools.reduce(add, xs, 0)
+            """,
+            "tests/test_ops.py": """
+                from shapes.ops import inc, total, twice
+
+                def test_twice():
+                    assert twice(inc)(1) == 3
+
+                def test_inc():
+                    assert inc(1) == 2
+
+                def test_total():
+                    assert total([1, 2, 3]) == 6
+            """,
+        },
+    )
+    assert set(units(task)) == {"twice", "inc", "total"}
+    start = task.start_files()["shapes/ops.py"].decode()
+    assert "def inc(x):\n    raise NotImplementedError" in start and "@functools.wraps" not in start
+    rep = validate(task)
+    assert rep.ok, rep.problems
+
+
+def test_a_property_pair_is_one_unit(tmp_path):
+    _, task = made(
+        tmp_path,
+        {
+            "temp.py": """
+                class Temp:
+                    def __init__(self):
+                        self._c = 0.0
+
+                    @property
+                    def fahrenheit(self):
+                        return self._c * 9 / 5 + 32
+
+                    @fahrenheit.setter
+                    def fahrenheit(self, f):
+                        self._c = (f - 32) * 5 / 9
+            """,
+            "tests/test_temp.py": """
+                from temp import Temp
+
+                def test_read():
+                    assert Temp().fahrenheit == 32
+
+                def test_write():
+                    t = Temp()
+                    t.fahrenheit = 212
+                    assert round(t.fahrenheit) == 212
+            """,
+        },
+    )
+    assert [u.symbol for u in task.units].count("Temp.fahrenheit") == 1
+    assert task.start_files()["temp.py"].decode().count("NotImplementedError") == 3
+    assert validate(task).ok
+
+
+def test_skipped_and_xfailed_tests_are_deselected_and_listed(tmp_path):
+    result, task = made(
+        tmp_path,
+        {
+            "tiny/__init__.py": "",
+            "tiny/ops.py": TINY_OPS,
+            "tests/test_ops.py": textwrap.dedent(TINY_TESTS)
+            + textwrap.dedent("""
+                import pytest
+
+                @pytest.mark.skip(reason="needs Python 4")
+                def test_future():
+                    pass
+
+                @pytest.mark.xfail(reason="known bug")
+                def test_known_bug():
+                    assert add(1, 1) == 3
+            """),
+        },
+    )
+    assert sorted(result.deselected) == [
+        "tests/test_ops.py::test_future",
+        "tests/test_ops.py::test_known_bug",
+    ]
+    assert "a skip is not a pass" in result.deselected["tests/test_ops.py::test_future"]
+    assert "test_future" in (task.root / "MAKE_TASK.md").read_text()
+    rep = validate(task)
+    assert rep.ok and rep.tests == 3, rep.problems
+
+
+def test_a_failing_reference_stops_with_the_failures_grouped(tmp_path):
+    files = {
+        "tiny/__init__.py": "",
+        "tiny/ops.py": TINY_OPS,
+        "tests/test_ops.py": textwrap.dedent(TINY_TESTS)
+        + "\n\ndef test_wrong_a():\n    assert add(1, 1) == 3\n\ndef test_wrong_b():\n    assert add(1, 1) == 3\n",
+    }
+    with pytest.raises(
+        ProjectError,
+        match=r"fails 2 of 5 tests(.|\n)*2 x AssertionError: assert 2 == 3(.|\n)*--deselect-failing",
+    ):
+        made(tmp_path, files)
+    assert not (tmp_path / "task").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".task")]  # no staging left
+    result, task = made(tmp_path, files, deselect_failing=True)
+    assert set(result.deselected) == {
+        "tests/test_ops.py::test_wrong_a",
+        "tests/test_ops.py::test_wrong_b",
+    }
+    assert validate(task).ok
+
+
+def test_src_layout_tests_inside_the_package_and_test_folder(tmp_path):
+    _, task = made(
+        tmp_path,
+        {
+            "src/geo/__init__.py": "from .core import area\n",
+            "src/geo/core.py": "def area(w, h):\n    return w * h\n\n\ndef perimeter(w, h):\n    return 2 * (w + h)\n",
+            "src/geo/tests/__init__.py": "",
+            "src/geo/tests/helpers.py": "SQUARE = (3, 3)\n",
+            "src/geo/tests/test_core.py": """
+                from ..core import perimeter
+                from . import helpers
+                from geo.tests.helpers import SQUARE
+                from geo import area
+
+                def test_area():
+                    assert area(*helpers.SQUARE) == 9
+
+                def test_perimeter():
+                    assert perimeter(*SQUARE) == 12
+            """,
+            "setup.py": "raise SystemExit('not for make-task')\n",
+            "docs/conf.py": "project = 'geo'\n",
+        },
+    )
+    assert "geo/core.py" in task.solution_files() and "setup.py" not in task.solution_files()
+    test = (task.tests_dir / "test_core.py").read_text()
+    assert "from geo.core import perimeter" in test and "from tests.helpers import SQUARE" in test
+    assert validate(task).ok
+
+
+def test_a_test_folder_with_a_rootless_helper(tmp_path):
+    _, task = made(
+        tmp_path,
+        {
+            "tiny/__init__.py": "",
+            "tiny/ops.py": TINY_OPS,
+            "test/common.py": "def same(a, b):\n    assert a == b\n",
+            "test/test_ops.py": "from common import same\nfrom tiny.ops import add\n\ndef test_add():\n    same(add(1, 2), 3)\n",
+        },
+    )
+    assert (task.tests_dir / "common.py").is_file()
+    assert validate(task).ok
+
+
+def test_root_conftest_and_settings_kept_where_safe(tmp_path):
+    result, task = made(
+        tmp_path,
+        {
+            "tiny/__init__.py": "",
+            "tiny/ops.py": TINY_OPS,
+            "conftest.py": """
+                import pytest
+
+                @pytest.fixture
+                def three():
+                    return 3
+
+                def pytest_runtest_makereport(item, call):
+                    pass
+            """,
+            "pyproject.toml": """
+                [tool.pytest.ini_options]
+                addopts = "--doctest-modules -ra --strict-markers -W error::UserWarning"
+                markers = ["slowish: takes a while"]
+                timeout = 5
+            """,
+            "tests/test_ops.py": """
+                import pytest
+                from tiny.ops import add
+
+                @pytest.mark.slowish
+                def test_add(three):
+                    assert add(three, 1) == 4
+            """,
+        },
+    )
+    ini = task.manifest.tests.ini
+    assert ini["markers"] == ["slowish: takes a while"] and ini["addopts"] == ["--strict-markers"]
+    assert ini["filterwarnings"] == ["error::UserWarning"]
+    conftest = (task.tests_dir / "conftest.py").read_text()
+    assert "def three" in conftest and "pytest_runtest_makereport" not in conftest
+    said = "\n".join(str(n) for n in result.notes)
+    for why in ("--doctest-modules", "timeout", "pytest_runtest_makereport"):
+        assert why in said
+    assert validate(task).ok
+
+
+def test_a_third_party_test_dependency_is_recorded_and_provided(tmp_path, user_cache):
+    wheels = tmp_path / "wheelhouse"
+    make_wheel(wheels, "frozentime", "1.0", {"frozentime.py": "NOW = 42\n"})
+    _, task = made(
+        tmp_path,
+        {
+            "clock/__init__.py": "def now(source):\n    return source.NOW\n",
+            "tests/test_clock.py": "import frozentime\nfrom clock import now\n\ndef test_now():\n    assert now(frozentime) == 42\n",
+        },
+        requires=["frozentime"],
+        wheels=wheels,
+    )
+    assert task.manifest.requires == ["frozentime==1.0"]
+    assert (task.root / "wheels" / "frozentime-1.0-py3-none-any.whl").is_file()
+    assert validate(task).ok
+
+
+def test_a_missing_third_party_module_is_explained(tmp_path):
+    files = {
+        "clock/__init__.py": "def now():\n    return 1\n",
+        "tests/test_clock.py": "import nosuchlib_xyz\n\ndef test_now():\n    pass\n",
+    }
+    with pytest.raises(Exception, match="nosuchlib_xyz.*--requires"):
+        made(tmp_path, files)
+
+
+def test_a_lock_helper_whose_stub_makes_tests_wait_is_probed_within_limits(tmp_path):
+    from swarm_envs.project.units import probe_limit
+
+    _, task = made(
+        tmp_path,
+        {
+            "sync.py": """
+                import threading
+
+                class Gate:
+                    def __init__(self):
+                        self._event = threading.Event()
+
+                    def release(self):
+                        self._event.set()
+
+                    def wait(self, timeout=None):
+                        return self._event.wait(timeout)
+            """,
+            "tests/test_sync.py": """
+                import threading
+                import pytest
+                from sync import Gate
+
+                @pytest.mark.parametrize("n", range(3))
+                def test_across_threads(n):
+                    gate = Gate()
+                    threading.Thread(target=gate.release).start()
+                    assert gate.wait(timeout=600)
+            """,
+        },
+    )
+    # The waits are cut at the probe's limit, far below the tests' own 600 s timeout.
+    assert len(units(task)["Gate.release"].tests) == 3
+    from swarm_envs.project.profile import ReferenceProfile, TestProfile
+
+    quick = TestProfile("passed", "", 0.01, frozenset(), False)
+    prof = ReferenceProfile({"t": quick}, ["t"], {}, frozenset(), {}, 0.1)
+    assert probe_limit(["t"], prof, ceiling=120) == 2.0
+
+
+def test_import_time_and_unparsable_code_is_not_offered_with_file_and_line(tmp_path):
+    result, task = made(
+        tmp_path,
+        {
+            "table.py": """
+                def build():
+                    return {i: i * i for i in range(10)}
+
+                SQUARES = build()
+
+                def square(i):
+                    return SQUARES[i]
+            """,
+            "legacy.py": "print 'python 2'\n",
+            "tests/test_table.py": "from table import square\n\ndef test_square():\n    assert square(3) == 9\n",
+        },
+    )
+    assert set(units(task)) == {"square"}
+    said = "\n".join(str(n) for n in result.notes)
+    assert "table.py:2 build" in said and "stub would break the import" in said
+    assert "legacy.py:1" in said
+
+
+def test_the_dependency_graph_of_a_made_task(tmp_path):
+    _, task = made(
+        tmp_path,
+        {
+            "calc/__init__.py": "from .lexer import tokenize\n",
+            "calc/lexer.py": "def tokenize(text):\n    return text.split()\n",
+            "calc/ast.py": """
+                from . import lexer
+
+                class Node:
+                    def __init__(self, parts):
+                        self.parts = parts
+
+                    def size(self, format=None):
+                        match = len(self.parts)
+                        return match
+            """,
+            "calc/parser.py": """
+                from .ast import Node
+                from .lexer import tokenize
+
+                def parse(text):
+                    return Node(tokenize(text))
+            """,
+            "tests/test_calc.py": """
+                from calc.parser import parse
+                from calc import tokenize
+
+                def test_tokenize():
+                    assert tokenize("a b") == ["a", "b"]
+
+                def test_parse():
+                    assert parse("a b").size() == 2
+            """,
+        },
+    )
+    deps = {u.symbol: set(u.depends_on) for u in task.units}
+    assert deps["parse"] == {"calc.lexer.tokenize", "calc.ast.Node.__init__"}
+    assert deps["Node.size"] == set() and deps["tokenize"] == set()
+    order = [u.symbol for u in task.units]
+    assert order.index("tokenize") < order.index("parse") > order.index("Node.__init__")
+
+
+def test_names_and_paths_are_checked_first(tmp_path):
+    with pytest.raises(ProjectError, match="taken by the bundled task calc"):
+        make_task(tmp_path / "nowhere", tmp_path / "out", name="calc")
+    with pytest.raises(ProjectError, match="name 'Bad Name'"):
+        make_task(tmp_path / "nowhere", tmp_path / "out", name="Bad Name")
+    with pytest.raises(ProjectError, match="no such folder"):
+        make_task(tmp_path / "nowhere", tmp_path / "out", name="fine")
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("")
+    with pytest.raises(ProjectError, match="not an empty folder"):
+        make_task(tmp_path, tmp_path / "full", name="fine")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_made_task_is_usable_by_name_path_and_gymnasium(tmp_path, monkeypatch):
+    import gymnasium
+
+    import swarm_envs
+    from swarm_envs.task import get_task
+
+    _, task = made(
+        tmp_path,
+        {"tiny/__init__.py": "", "tiny/ops.py": TINY_OPS, "tests/test_ops.py": TINY_TESTS},
+        name="tiny_gym",
+    )
+    env = gymnasium.make("swarm_envs:swarm/tiny_gym-v0")
+    env.reset(seed=0)
+    env.close()
+    with pytest.raises(TaskError, match="no such folder"):
+        get_task(str(tmp_path / "typo" / "tiny_gym"))
+    monkeypatch.chdir(tmp_path)
+    assert get_task("task").root == task.root  # a bare folder name
+    penv = swarm_envs.parallel_env(str(task.root), num_agents=2)
+    penv.reset(seed=0)
+    penv.close()
+
+
+def test_a_task_named_like_a_bundled_one_is_refused(tmp_path):
+    from swarm_envs.task import register_task
+
+    task_folder(
+        tmp_path / "calc", {"solution/x.py": "", "tests/test_x.py": "def test_x():\n    pass\n"}
+    )
+    with pytest.raises(TaskError, match="taken by the bundled task calc-v0"):
+        register_task(tmp_path / "calc")
+
+
+@pytest.mark.parametrize(
+    "setup, message",
+    [
+        (lambda p: None, "no such folder"),
+        (lambda p: p.write_text("x"), "not a folder"),
+        (lambda p: p.mkdir(), "no pytest tests found"),
+        (lambda p: write(p, {"tests/test_x.py": "def test_x():\n    pass\n"}), "no Python code"),
+        (
+            lambda p: write(p, {"m.py": "x = 1\n", "tests/test_x.py": "def test_x(:\n"}),
+            "do not collect",
+        ),
+    ],
+)
+def test_bad_projects_give_one_line_errors_not_tracebacks(tmp_path, capsys, setup, message):
+    from swarm_envs.cli import main
+
+    src = tmp_path / "proj"
+    setup(src)
+    code = main(["make-task", str(src), "--name", "proj", "--out", str(tmp_path / "out"), "-q"])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_cli_reports_what_make_task_did(tmp_path, capsys):
+    from swarm_envs.cli import main
+
+    src = project(
+        tmp_path / "p",
+        {"tiny/__init__.py": "", "tiny/ops.py": TINY_OPS, "test_ops.py": TINY_TESTS},
+    )
+    assert (
+        main(["make-task", str(src), "--name", "tiny_cli", "--out", str(tmp_path / "t"), "-q"]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "moved: test_ops.py" in out and "2 units" in out and "swarm-envs validate" in out

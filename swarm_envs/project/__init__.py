@@ -25,6 +25,7 @@ what was kept, moved, dropped and deselected, and why.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -327,12 +328,26 @@ def _write_manifest(root: Path, manifest: dict, deselected: dict[str, str]) -> T
     return Task(root)
 
 
+_WHERE = re.compile(r"^\S+:\d+: ")
+
+
+def _reason(text: str) -> str:
+    """What a failure comes down to: its exception, with pytest's first `E` line."""
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    if not lines:
+        return "(no output)"
+    last = _WHERE.sub("", lines[-1])
+    detail = next((ln[1:].strip() for ln in lines if ln.startswith("E ")), "")
+    if detail and detail != last and not detail.startswith(last):
+        return f"{last}: {detail}"[:200]
+    return (detail or last)[:200]
+
+
 def _group(texts: dict[str, str]) -> str:
-    """Failures grouped by their last line, the largest groups first."""
+    """Failures grouped by reason, the largest groups first."""
     groups: dict[str, list[str]] = {}
     for nid, text in texts.items():
-        lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-        groups.setdefault(lines[-1][:200] if lines else "(no output)", []).append(nid)
+        groups.setdefault(_reason(text), []).append(nid)
     out = []
     for why, nids in sorted(groups.items(), key=lambda kv: -len(kv[1]))[:8]:
         more = f" and {len(nids) - 3} more" if len(nids) > 3 else ""
@@ -371,8 +386,7 @@ def _check_profile(
             "or deselect them with --deselect-failing."
         )
     for nid, text in failed.items():
-        lines = text.strip().splitlines()
-        deselected[nid] = f"fails on the reference: {lines[-1] if lines else 'failed'}"
+        deselected[nid] = f"fails on the reference: {_reason(text)}"
 
 
 def _check_reference(
