@@ -40,6 +40,28 @@ def _settings() -> dict:
 SETTINGS = _settings() if __name__ == "__main__" else {}
 
 
+_ADDR_NO_RANDOMIZE = 0x0040000
+
+
+def _no_address_randomization() -> bool:
+    """Turn off address randomization for the next exec; False where it stays on.
+
+    `hash(None)` (and so the order of a set of tuples holding None) follows an address
+    before Python 3.12: with randomized addresses, a test parametrised over such a set gets
+    different ids in every process, whatever the hash seed.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        current = libc.personality(0xFFFFFFFF)
+        if current == -1 or current & _ADDR_NO_RANDOMIZE:
+            return False
+        return libc.personality(current | _ADDR_NO_RANDOMIZE) != -1
+    except Exception:  # noqa: BLE001 - not Linux, or refused (a seccomp profile)
+        return False
+
+
 def _pin_hash_seed() -> None:
     """Re-execute this worker under the task's `PYTHONHASHSEED`, once, before pytest loads.
 
@@ -47,11 +69,15 @@ def _pin_hash_seed() -> None:
     worker process, or a test collected by one is "not observed" by another. `-I` ignores
     the environment, so the seed cannot be set from outside: the re-exec keeps what `-I`
     gives (no other `PYTHON*` variable, no user site, no script directory on `sys.path`).
+    Addresses are made deterministic too where the kernel allows it (see above).
     """
     seed = SETTINGS.get("hash_seed")
     if seed is None:
         return
-    if os.environ.get("PYTHONHASHSEED") == str(seed) and not sys.flags.ignore_environment:
+    pinned = os.environ.get("PYTHONHASHSEED") == str(seed) and not sys.flags.ignore_environment
+    if _no_address_randomization():
+        pinned = False
+    if pinned:
         return
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     env.update(PYTHONHASHSEED=str(int(seed)), PYTHONDONTWRITEBYTECODE="1")
