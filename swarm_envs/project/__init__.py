@@ -283,7 +283,8 @@ def _build(
             notes.append(
                 Note("dropped", f"{c.where} {c.symbol}", "stubbing it fails none of its tests")
             )
-    units = _units(reached, found, solution)
+    suite = [t for t in profile.collected if t not in deselected]
+    units = _units(reached, found, solution, suite)
     manifest["units"] = units
     if description is None:
         manifest["description"] = _description(name, proj, len(units))
@@ -421,8 +422,41 @@ def _check_reference(
     deselected.update(reasons)
 
 
+def compress(tests: Sequence[str], suite: Sequence[str]) -> list[str]:
+    """`tests` as test files and classes where it holds all of them, else as test ids."""
+    mine = set(tests)
+
+    def prefixes(nid: str) -> list[str]:
+        parts = nid.split("::")
+        out = ["::".join(parts[:i]) for i in range(1, len(parts))]
+        if "[" in parts[-1]:  # a parametrised test: all its cases
+            out.append("::".join([*parts[:-1], parts[-1].split("[", 1)[0]]))
+        return out
+
+    members: dict[str, list[str]] = {}
+    for t in suite:
+        for p in prefixes(t):
+            members.setdefault(p, []).append(t)
+    out: list[str] = []
+    seen: set[str] = set()
+    for t in suite:
+        if t not in mine or t in seen:
+            continue
+        whole = next((p for p in prefixes(t) if all(m in mine for m in members[p])), None)
+        if whole is None:
+            out.append(t)
+            seen.add(t)
+        else:
+            out.append(whole)
+            seen.update(members[whole])
+    return out
+
+
 def _units(
-    reached: list[Candidate], found: dict[str, list[str]], solution: dict[str, bytes]
+    reached: list[Candidate],
+    found: dict[str, list[str]],
+    solution: dict[str, bytes],
+    suite: Sequence[str],
 ) -> list[dict]:
     """Manifest entries of the confirmed units, in dependency order."""
     sources = {
@@ -442,7 +476,7 @@ def _units(
             "name": n,
             "path": by_name[n].path,
             "symbol": by_name[n].symbol,
-            "tests": found[n],
+            "tests": compress(found[n], suite),
             "depends_on": among[n],
         }
         for n in kept

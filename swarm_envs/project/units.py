@@ -2,13 +2,13 @@
 
 A candidate is a module-level function or a method with a body to implement (a property's
 getter and setter are one candidate). The instrumented run of the reference says which
-tests execute it; a candidate that runs while modules are imported (a table built at import
-time) is not offered, since its stub would break the import. A probe stubs candidates and
-runs only the tests that reach them: the tests that fail are the unit's tests. Candidates
-whose tests are disjoint share a probe (a test reaches at most one of them, so each failure
-has one cause), and probes run in parallel on the scorer's workers, each with a time limit
-derived from the reference's own timings (a stubbed lock helper makes a test wait: it is
-cut short, not waited out).
+tests execute it: those are its tests. A candidate that runs while modules are imported (a
+table built at import time) is not offered, since its stub would break the import. A probe
+stubs candidates and runs some of their tests: a candidate is a unit when its stub fails at
+least one of them. Candidates whose probed tests are disjoint share a probe (a test reaches
+at most one of them, so each failure has one cause), and probes run in parallel on the
+scorer's workers, each with a time limit derived from the reference's own timings (a stubbed
+lock helper makes a test wait: it is cut short, not waited out).
 """
 
 from __future__ import annotations
@@ -84,17 +84,24 @@ def find_candidates(solution: dict[str, bytes], notes: list[Note]) -> list[Candi
         groups: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
         for symbol, fn in iter_functions(tree):
             groups.setdefault(symbol, []).append(fn)
-        for symbol, fns in groups.items():
-            if all(_trivial(fn) for fn in fns):
-                continue
-            line = fns[0].lineno
-            try:
-                stub_source(source, [symbol], path=path)
-            except StubError as e:
-                notes.append(Note("warning", f"{path}:{line} {symbol}", f"skipped: {e}"))
-                continue
-            spans = [def_span(fn) for fn in fns]
-            out.append(Candidate(unit_name(path, symbol), path, symbol, line, spans))
+        offered = [sym for sym, fns in groups.items() if not all(_trivial(fn) for fn in fns)]
+        try:
+            stub_source(source, offered, path=path)  # all at once: the common case
+            stubbable = set(offered)
+        except StubError:
+            stubbable = set()
+            for symbol in offered:
+                try:
+                    stub_source(source, [symbol], path=path)
+                    stubbable.add(symbol)
+                except StubError as e:
+                    line = groups[symbol][0].lineno
+                    notes.append(Note("warning", f"{path}:{line} {symbol}", f"skipped: {e}"))
+        for symbol in offered:
+            if symbol in stubbable:
+                fns = groups[symbol]
+                spans = [def_span(fn) for fn in fns]
+                out.append(Candidate(unit_name(path, symbol), path, symbol, fns[0].lineno, spans))
     return out
 
 
@@ -166,47 +173,64 @@ def probe(
     profile: ReferenceProfile,
     *,
     max_units: int | None = None,
+    first: int = 2,
     progress: Progress | None = None,
 ) -> tuple[dict[str, list[str]], set[str], list[Note]]:
-    """({unit name: its tests that fail when it is stubbed}, names probed, notes).
+    """({unit name: the tests that execute it}, names probed, notes) of confirmed units.
 
-    Candidates are probed in the order given (most-tested first gives `max_units` the most
-    useful ones); with `max_units`, probing stops once that many are confirmed.
+    A candidate is confirmed when stubbing it fails some of the tests that execute it. Each
+    is tried first with its `first` quickest tests (by the reference's timings) and only if
+    none of them fails with all of its tests; candidates whose tried tests are disjoint
+    share a run. Candidates are tried in the order given (most-tested first gives
+    `max_units` the most useful ones); with `max_units`, probing stops once that many are
+    confirmed.
     """
     ordered = list(candidates)
-    groups = [
-        [ordered[i] for i in g] for g in disjoint_batches([frozenset(c.tests) for c in ordered])
-    ]
     ceiling = pool.task.manifest.tests.timeout_s
     rank = profile.rank
+
+    def quickest(c: Candidate) -> list[str]:
+        timed = sorted(c.tests, key=lambda t: (profile.tests[t].duration, rank.get(t, 0)))
+        return sorted(timed[:first], key=lambda t: rank.get(t, 1 << 30))
+
     found: dict[str, list[str]] = {}
     probed: set[str] = set()
+    failed: set[str] = set()
     notes: list[Note] = []
 
-    def run(runner: ProjectRunner, group: list[Candidate]) -> tuple[list[Candidate], object]:
-        tests = sorted({t for c in group for t in c.tests}, key=lambda t: rank.get(t, 1 << 30))
+    def run(runner: ProjectRunner, group: list[tuple[Candidate, list[str]]]) -> tuple:
+        tests = sorted({t for _, ts in group for t in ts}, key=lambda t: rank.get(t, 1 << 30))
         runner.test_timeout_s = probe_limit(tests, profile, ceiling)
-        return group, runner.run(stub_units(solution, group), tests)
+        return group, runner.run(stub_units(solution, [c for c, _ in group]), tests)
 
-    def wanted() -> Iterator[list[Candidate]]:
-        for g in groups:
+    def rounds(tries: list[tuple[Candidate, list[str]]]) -> Iterator[list]:
+        sets = [frozenset(ts) for _, ts in tries]
+        for g in disjoint_batches(sets, limit=64):
             if max_units is not None and len(found) >= max_units:
                 return
-            yield g
+            yield [tries[i] for i in g]
 
-    for group, report in pool.imap(run, wanted()):
-        for c in group:
-            probed.add(c.name)
-            if report.verdict != "ok":  # type: ignore[attr-defined]
-                why = report.error  # type: ignore[attr-defined]
-                notes.append(Note("warning", f"{c.where} {c.symbol}", f"not probed: {why}"))
-                continue
-            per_test = report.per_test  # type: ignore[attr-defined]
-            failing = [t for t in c.tests if not per_test.get(t, False)]
-            if failing:
-                found[c.name] = failing
-        if progress is not None:
-            progress("probing units", len(probed), len(ordered))
+    def collect(tries: list[tuple[Candidate, list[str]]], last: bool) -> None:
+        for group, report in pool.imap(run, rounds(tries)):
+            for c, tests in group:
+                if report.verdict != "ok":
+                    failed.add(c.name)
+                    notes.append(
+                        Note("warning", f"{c.where} {c.symbol}", f"not probed: {report.error}")
+                    )
+                elif any(not report.per_test.get(t, False) for t in tests):
+                    found[c.name] = list(c.tests)
+                if last or c.name in found or c.name in failed:
+                    probed.add(c.name)
+            if progress is not None:
+                progress("probing units", len(probed), len(ordered))
+
+    collect([(c, quickest(c)) for c in ordered], last=False)
+    rest = [c for c in ordered if c.name not in found and c.name not in failed]
+    collect([(c, list(c.tests)) for c in rest if len(c.tests) > first], last=True)
+    probed.update(c.name for c in rest)
+    if progress is not None:
+        progress("probing units", len(ordered), len(ordered))
     if max_units is not None and len(found) > max_units:
         keep = [c.name for c in ordered if c.name in found][:max_units]
         found = {n: found[n] for n in keep}
