@@ -11,10 +11,10 @@ or inside the package, its pytest settings and conftests, its third-party requir
    listed), any other failure stops make-task with the failures grouped by cause (or, with
    `deselect_failing=True`, deselects them too);
 2. the reference must pass every remaining test under the scorer;
-3. every function and method that the tests reach is a candidate unit; probes stub
-   candidates and run only the tests that reach them, in parallel and under a time limit
-   taken from the reference's timings; a candidate whose stub fails some of its tests is a
-   unit, and those tests are its tests;
+3. every function and method that the tests reach is a candidate, and the tests that
+   execute it are its tests; probes stub candidates and run their quickest tests (all of
+   them if those pass), in parallel and under a time limit taken from the reference's
+   timings: a candidate whose stub fails one of them is a unit;
 4. units depend on the units their bodies really use (`swarm_envs.project.graph`).
 
 The task folder is written atomically (a staging folder renamed at the end: nothing is left
