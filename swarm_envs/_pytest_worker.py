@@ -374,14 +374,32 @@ class Reporter:
             items[:] = [it for it in items if it.nodeid in self._select]
 
     def _replaced(self, item: object) -> bool:
-        """True if the test function is not code compiled from the canonical test files."""
+        """True if the test function is not code compiled from the canonical test files.
+
+        A test decorated in its canonical file by a library's wrapper (`@mock.patch(...)`,
+        `@freeze_time(...)`) is a function of that library whose `__wrapped__` leads to the
+        canonical function: such wrappers are followed, as long as each is genuine library
+        code (outside the project, equal to what its own file compiles to).
+        """
         if _code_cache is None or not hasattr(item, "obj"):
             return False
         try:
-            code = getattr(item.obj, "__code__", None)  # type: ignore[attr-defined]
+            obj = item.obj  # type: ignore[attr-defined]
+            code = getattr(obj, "__code__", None)
+            if code is None:
+                return False
+            for _ in range(8):
+                if _code_cache.canonical(code):
+                    return False
+                if not _code_cache.library(code):
+                    return True
+                obj = getattr(obj, "__wrapped__", None)
+                code = getattr(obj, "__code__", None)
+                if code is None:
+                    return True
         except Exception:  # noqa: BLE001 - a broken object is not canonical
             return True
-        return code is not None and not _code_cache.canonical(code)
+        return True
 
     def pytest_collection_finish(self, session: object) -> None:
         if self._tracker is not None:
@@ -953,12 +971,26 @@ class CodeCache:
         """
         return id(code) in self._canonical or self._helper_code(code)
 
+    def library(self, code: object) -> bool:
+        """True for code of a module outside the tree that its own file compiles to."""
+        path = getattr(code, "co_filename", "")
+        if not self.tests_root or not isinstance(path, str) or not path.endswith(".py"):
+            return False
+        tree = os.path.dirname(self.tests_root.rstrip(os.sep)) + os.sep
+        if path.startswith(tree) or not os.path.isabs(path):
+            return False
+        return self._compiled_from(path, code)
+
     def _helper_code(self, code: object) -> bool:
         path = getattr(code, "co_filename", "")
         if not self.tests_root or not isinstance(path, str):
             return False
         if not path.startswith(self.tests_root) or not path.endswith(".py"):
             return False
+        return self._compiled_from(path, code)
+
+    def _compiled_from(self, path: str, code: object) -> bool:
+        """Whether `code` equals code that the file at `path` compiles to."""
         data = _read(path)
         if data is None:
             return False
