@@ -753,3 +753,58 @@ def test_the_cli_reports_what_make_task_did(tmp_path, capsys):
     )
     out = capsys.readouterr().out
     assert "moved: test_ops.py" in out and "2 units" in out and "swarm-envs validate" in out
+
+
+DECORATED = {
+    "solution/pk/__init__.py": "import os\n\ndef home():\n    return os.environ.get('WHERE', 'nowhere')\n",
+    "tests/__init__.py": "",
+    "tests/test_a.py": """
+        from unittest import mock
+
+        import pk
+
+        @mock.patch.dict("os.environ", {"WHERE": "here"})
+        def test_patched():
+            assert pk.home() == "here"
+
+        class TestInClass:
+            @mock.patch("pk.home", return_value="there")
+            def test_method(self, fake):
+                assert pk.home() == "there"
+    """,
+}
+
+
+@pytest.mark.parametrize("scorer", SCORERS)
+def test_tests_wrapped_by_a_librarys_decorator_are_canonical(tmp_path, scorer):
+    rep = reference(task_folder(tmp_path / "decorated", DECORATED), scorer)
+    assert rep.passed == rep.total == 2, rep.failures
+
+
+@pytest.mark.parametrize("scorer", SCORERS)
+def test_a_wrapper_forged_as_library_code_is_caught(tmp_path, scorer):
+    # The workspace wraps the canonical test in a no-op compiled under a library's file name.
+    forged = """
+        import functools
+        import sys
+
+        def home():
+            raise NotImplementedError
+
+        def _swap():
+            import tests
+            src = "def passes(*args, **kwargs):\\n    return None\\n"
+            ns = {}
+            exec(compile(src, functools.__file__, "exec"), ns)
+            fake = functools.wraps(tests.Helper.test_home)(ns["passes"])
+            tests.Helper.test_home = fake
+
+        _swap()
+    """
+    files = {
+        "solution/pk/__init__.py": forged,
+        "tests/__init__.py": "class Helper:\n    def test_home(self):\n        from pk import home\n        assert home()\n",
+        "tests/test_a.py": "import pk  # noqa: F401\nfrom tests import Helper\n\nclass TestOne(Helper):\n    pass\n",
+    }
+    rep = reference(task_folder(tmp_path / "forgedwrap", files), scorer)
+    assert rep.passed == 0 and "replaced" in next(iter(rep.failures.values()))

@@ -269,7 +269,7 @@ def _build(
             ref = pool.run_all(solution)
             _check_reference(task, ref, profile, deselected, False)
         candidates = find_candidates(solution, notes)
-        reached = map_tests(candidates, profile, notes)
+        reached = map_tests(candidates, profile, notes, deselected)
         ordered = sorted(reached, key=lambda c: (-len(c.tests), c.path, c.line))
         found, probed, probe_notes = probe(
             pool, solution, ordered, profile, max_units=max_units, progress=report

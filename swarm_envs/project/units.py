@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 import bisect
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from swarm_envs.generators import ProjectRunner, RunnerPool, disjoint_batches
@@ -130,9 +130,15 @@ class _Locator:
 
 
 def map_tests(
-    candidates: list[Candidate], profile: ReferenceProfile, notes: list[Note]
+    candidates: list[Candidate],
+    profile: ReferenceProfile,
+    notes: list[Note],
+    deselected: Collection[str] = (),
 ) -> list[Candidate]:
-    """Fill each candidate's `tests` from the reference run; drop those run at import."""
+    """Fill each candidate's `tests` from the reference run; drop those run at import.
+
+    Only tests that passed in the reference run and are not `deselected` count.
+    """
     where = _Locator(candidates)
     at_import: dict[str, Candidate] = {}
     for path, line in profile.imports:
@@ -140,7 +146,7 @@ def map_tests(
         if c is not None:
             at_import[c.name] = c
     for nid, t in profile.tests.items():
-        if t.outcome != "passed":
+        if t.outcome != "passed" or nid in deselected:
             continue
         for path, line in t.executed:
             c = where.find(path, line)
