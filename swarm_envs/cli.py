@@ -202,7 +202,21 @@ def cmd_validate(args: argparse.Namespace) -> int:
     failed = 0
     t0 = time.perf_counter()
     for name in names:
-        rep = validate(get_task(name), check_units=not args.quick)
+        task = get_task(name)
+        with Progress(
+            TextColumn(f"{task.id}: {{task.description}}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            console=console,
+            transient=True,
+            disable=not console.is_terminal,
+        ) as progress:
+            bar = progress.add_task("checking the reference and the start", total=None)
+
+            def report(stage: str, done: int, total: int, bar: object = bar) -> None:
+                progress.update(bar, description=stage, completed=done, total=total)  # type: ignore[arg-type]
+
+            rep = validate(task, check_units=not args.quick, progress=report)
         failed += not rep.ok
         result = "ok" if rep.ok else "[red]" + "; ".join(rep.problems[:3]) + "[/red]"
         table.add_row(
