@@ -89,36 +89,35 @@ def ensure_environment(
     return dest
 
 
-def _pip_install(requires: list[str], wheels: Path | None, target: Path) -> None:
-    argv = [
-        sys.executable,
-        "-m",
-        "pip",
-        "install",
-        "--quiet",
-        "--disable-pip-version-check",
-        "--no-input",
-        "--no-deps",
-        "--no-compile",
-        "--target",
-        str(target),
-    ]
-    if wheels is not None:
-        argv += ["--no-index", "--find-links", str(wheels)]
-    where = f"the wheels in {wheels}" if wheels else "the package index"
+def pip(command: str, args: list[str], *, what: str, hint: str, find_links: Path | None) -> None:
+    """Run `python -m pip COMMAND ARGS` quietly, from `find_links` only when given.
+
+    Raises:
+        RequirementsError: pip cannot run or fails: `what` failed, pip's last lines, `hint`.
+    """
+    argv = [sys.executable, "-m", "pip", command, "--quiet", "--disable-pip-version-check"]
+    argv += ["--no-input", *args]
+    if find_links is not None:
+        argv += ["--no-index", "--find-links", str(find_links)]
+    where = f"the wheels in {find_links}" if find_links else "the package index"
     try:
-        r = subprocess.run(
-            [*argv, *requires], capture_output=True, text=True, timeout=600, check=False
-        )
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=900, check=False)
     except (OSError, subprocess.TimeoutExpired) as e:
-        raise RequirementsError(f"cannot run pip to install {requires}: {e}") from None
+        raise RequirementsError(f"{what} from {where}: cannot run pip ({e})") from None
     if r.returncode != 0:
         tail = "\n".join((r.stderr or r.stdout).strip().splitlines()[-6:])
-        raise RequirementsError(
-            f"installing the task's requirements {requires} from {where} failed:\n{tail}\n"
-            "Check the `requires` pins of the manifest (or add their wheels to the task's "
-            f"{WHEELS}/ folder)."
-        )
+        raise RequirementsError(f"{what} from {where} failed:\n{tail}\n{hint}")
+
+
+def _pip_install(requires: list[str], wheels: Path | None, target: Path) -> None:
+    pip(
+        "install",
+        ["--no-deps", "--no-compile", "--target", str(target), *requires],
+        what=f"installing the task's requirements {requires}",
+        hint="Check the `requires` pins of the manifest (or add their wheels to the task's "
+        f"{WHEELS}/ folder).",
+        find_links=wheels,
+    )
 
 
 _read: dict[Path, dict[str, bytes]] = {}

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import importlib.metadata
 import re
-import subprocess
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from swarm_envs.environment import pip
 from swarm_envs.error import RequirementsError
 from swarm_envs.project.layout import Note
 
@@ -72,31 +71,13 @@ def fetch_wheels(specs: list[str], wheels: Path, find_links: Path | None = None)
         RequirementsError: pip could not find or build them (pip's reason included).
     """
     wheels.mkdir(parents=True, exist_ok=True)
-    where = ["--no-index", "--find-links", str(find_links)] if find_links else []
-    argv = [
-        sys.executable,
-        "-m",
-        "pip",
+    pip(
         "wheel",
-        "--quiet",
-        "--disable-pip-version-check",
-        "--no-input",
-        "--wheel-dir",
-        str(wheels),
-        *where,
-        *specs,
-    ]
-    try:
-        r = subprocess.run(argv, capture_output=True, text=True, timeout=900, check=False)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise RequirementsError(f"cannot run pip to fetch {specs}: {e}") from None
-    if r.returncode != 0:
-        tail = "\n".join((r.stderr or r.stdout).strip().splitlines()[-6:])
-        raise RequirementsError(
-            f"fetching the wheels of {specs} from "
-            f"{find_links or 'the package index'} failed:\n{tail}\n"
-            "Without an index, give a folder of wheels with --wheels."
-        )
+        ["--wheel-dir", str(wheels), *specs],
+        what=f"fetching the wheels of {specs}",
+        hint="Without an index, give a folder of wheels with --wheels.",
+        find_links=find_links,
+    )
     pins = []
     for w in sorted(wheels.glob("*.whl")):
         m = _WHEEL.match(w.name)
