@@ -6,16 +6,22 @@ PY     := $(VENV)/bin/python
 HASH   := $(shell cksum < pyproject.toml | cut -d' ' -f1)
 CORE   := $(VENV)/.core-$(HASH)
 DEV    := $(VENV)/.dev-$(HASH)
+DOCKER := $(VENV)/.docker-tools
 
-.PHONY: demo test test-fast lint bench clean
+.PHONY: demo test test-fast lint layout bench clean
+
+# $(call need,COMMAND,DEBIAN PACKAGE,what is lost without it): install the package when the
+# command is missing and this is root with apt; otherwise say what is lost, and go on.
+need = command -v $(1) >/dev/null || (command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] \
+	&& (apt-get install -y -qq --no-install-recommends $(2) >/dev/null 2>&1 \
+	    || (apt-get update -qq >/dev/null 2>&1 \
+	        && apt-get install -y -qq --no-install-recommends $(2) >/dev/null 2>&1))) \
+	|| echo "note: $(2) not installed; $(3)"
 
 $(CORE): pyproject.toml
 	@# bubblewrap gives the local sandbox its private filesystem view; without it the
 	@# sandbox falls back to weaker isolation (and says so), so a failure is not fatal.
-	@command -v bwrap >/dev/null || (command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] \
-		&& (apt-get install -y -qq bubblewrap >/dev/null 2>&1 \
-		    || (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq bubblewrap >/dev/null 2>&1))) \
-		|| echo "note: bubblewrap not installed; the sandbox uses weaker isolation"
+	@$(call need,bwrap,bubblewrap,the sandbox uses weaker isolation)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -e .
 	rm -f $(VENV)/.core-*; touch $@
@@ -26,19 +32,40 @@ $(DEV): $(CORE)
 	$(PY) -m pip install -q -e '.[dev]'
 	rm -f $(VENV)/.dev-*; touch $@
 
+# The Docker backend's tests need an engine, and debootstrap to build its image offline;
+# the test session starts a private engine and stops it (tests/sandbox_support.py).
+$(DOCKER): $(CORE)
+	@$(call need,dockerd,docker.io,the Docker backend's tests are skipped)
+	@$(call need,debootstrap,debootstrap,the Docker backend's tests are skipped)
+	@touch $@
+
 demo: $(CORE)
 	$(VENV)/bin/swarm-envs run calc --agents 4
 
-test: $(DEV)
+test: $(DEV) $(DOCKER)
 	$(PY) -m pytest -q -m "not slow"
 	$(PY) -m pytest -q -m slow
 
-test-fast: $(DEV)
+test-fast: $(DEV) $(DOCKER)
 	$(PY) -m pytest -q -m "not slow" -x
 
-lint: $(DEV)
+lint: $(DEV) layout
 	$(VENV)/bin/ruff check swarm_envs sandboxes baselines benchmarks tests
 	$(VENV)/bin/ruff format --check swarm_envs sandboxes baselines benchmarks tests
+	cd $(LAYOUT) && $(CURDIR)/$(VENV)/bin/mypy --config-file $(CURDIR)/pyproject.toml -p swarm_envs
+	cd $(LAYOUT) && PYTHONPATH=. $(CURDIR)/$(VENV)/bin/lint-imports --config $(CURDIR)/pyproject.toml
+
+# The package as it is installed (sandboxes and baselines inside swarm_envs), as a tree
+# of links, for the tools that read source trees: mypy and lint-imports. Task projects
+# are data, not part of the package's code.
+LAYOUT := build/layout
+layout:
+	rm -rf $(LAYOUT) && mkdir -p $(LAYOUT)/swarm_envs/tasks
+	cp -rs $(CURDIR)/swarm_envs/. $(LAYOUT)/swarm_envs
+	cp -rs $(CURDIR)/sandboxes $(LAYOUT)/swarm_envs/sandboxes
+	cp -rs $(CURDIR)/baselines $(LAYOUT)/swarm_envs/baselines
+	ln -s $(CURDIR)/tasks/__init__.py $(LAYOUT)/swarm_envs/tasks/__init__.py
+	find $(LAYOUT) -name __pycache__ -prune -exec rm -rf {} +
 
 bench: $(DEV)
 	$(PY) benchmarks/bench_env_overhead.py

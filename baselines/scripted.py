@@ -21,9 +21,13 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from swarm_envs.actions import estimate_tokens
+from swarm_envs.channels import agent_name, agent_names
+from swarm_envs.error import ConfigError
 from swarm_envs.generators import unit_patches
 from swarm_envs.task import Task, Unit
 
@@ -41,7 +45,7 @@ def _with_usage(action: dict, observation: str, reasoning_tokens: int) -> dict:
     # "thought" before calling the tool, as an LLM agent would.
     usage = {
         "output_tokens": action["usage"]["output_tokens"] + reasoning_tokens,
-        "input_tokens": (len(observation) + 3) // 4,
+        "input_tokens": estimate_tokens(len(observation)),
     }
     return {**action, "usage": usage}
 
@@ -67,7 +71,7 @@ class ScriptedAgent:
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
-            raise ValueError(f"strategy={self.strategy!r}: expected one of {STRATEGIES}")
+            raise ConfigError(f"strategy={self.strategy!r}: expected one of {STRATEGIES}")
         self.index = int(self.name.rsplit("_", 1)[1])
         names = [u.name for u in self.task.units]
         rng = random.Random(f"{self.seed}:{self.name}")
@@ -82,7 +86,7 @@ class ScriptedAgent:
 
     # ------------------------------------------------------------------ messages
 
-    def _read(self, info: dict) -> None:
+    def _read(self, info: Mapping[str, Any]) -> None:
         for m in info.get("messages", []):
             for line in m["text"].splitlines():
                 match = _CLAIM.match(line.strip())
@@ -98,11 +102,11 @@ class ScriptedAgent:
 
     # ------------------------------------------------------------------ policy
 
-    def act(self, observation: str, info: dict) -> dict:
+    def act(self, observation: str, info: Mapping[str, Any]) -> dict:
         """The next action, given the agent's latest observation and info."""
         return _with_usage(self._next(info), observation, self.reasoning_tokens)
 
-    def _next(self, info: dict) -> dict:
+    def _next(self, info: Mapping[str, Any]) -> dict:
         self._read(info)
         if info.get("error") and info.get("tool") == "edit_file":
             # Our edit did not apply: someone else implemented this unit.
@@ -111,9 +115,9 @@ class ScriptedAgent:
             return self._plan.pop(0)
         if self._unit is not None:
             self.finished.add(self._unit)
-            unit, self._unit = self._unit, None
+            finished, self._unit = self._unit, None
             if self.strategy != "none":
-                return _call("post", 30, channel="general", text=f"done: {unit}")
+                return _call("post", 30, channel="general", text=f"done: {finished}")
         if self.strategy == "leader" and self.index == 0 and not self._assigned_out:
             return self._assign()
         unit = self._pick()
@@ -164,7 +168,7 @@ class ScriptedAgent:
             return _call("post", 20, channel="general", text="working alone")
         # One message per teammate; the first now, the rest queued in the plan.
         msgs = [
-            _call("send_message", 20 + 10 * len(v), to=f"agent_{k}", text="\n".join(v))
+            _call("send_message", 20 + 10 * len(v), to=agent_name(k), text="\n".join(v))
             for k, v in sorted(lines.items())
         ]
         self._plan = msgs[1:] + self._plan
@@ -198,8 +202,8 @@ def make_team(
 ) -> dict[str, ScriptedAgent]:
     """One scripted agent per agent name."""
     return {
-        f"agent_{i}": ScriptedAgent(
-            f"agent_{i}", task, strategy, num_agents, seed, reasoning_tokens=reasoning_tokens
+        name: ScriptedAgent(
+            name, task, strategy, num_agents, seed, reasoning_tokens=reasoning_tokens
         )
-        for i in range(num_agents)
+        for name in agent_names(num_agents)
     }

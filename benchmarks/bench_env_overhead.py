@@ -9,7 +9,11 @@ the worst case for per-step costs that grow with the number of agents.
 Targets: below 0.1 ms per agent action, and the cost at 1,000 agents within 2x
 of the cost at 8 (no hidden quadratic term).
 
-    python benchmarks/bench_env_overhead.py            # full table
+A second table times the measured time mode (`time={"measured": True}`): the virtual
+seconds it charges for a command against the command's own wall time (its overhead is
+what the ratio says above 1).
+
+    python benchmarks/bench_env_overhead.py            # full tables
     python benchmarks/bench_env_overhead.py --actions 5000 --agents 8 1000
 """
 
@@ -79,6 +83,24 @@ def run(n_agents: int, n_actions: int, sync: str, seed: int) -> tuple[float, int
     return wall / done * 1e6, done, steps
 
 
+def measured(seconds: float, repeat: int) -> tuple[float, float]:
+    """(virtual seconds charged, wall seconds of the step) for `sleep seconds`, best of runs."""
+    env = swarm_envs.parallel_env(
+        "calc", num_agents=1, time={"measured": True, "output_token_s": 0.0, "input_token_s": 0.0}
+    )
+    best = (float("inf"), float("inf"))
+    try:
+        for _ in range(repeat):
+            env.reset(seed=0)
+            action = {"name": "run_command", "arguments": {"command": f"sleep {seconds}"}}
+            t0 = time.perf_counter()
+            _, _, _, _, infos = env.step({"agent_0": action})
+            best = min(best, (infos["agent_0"]["time"], time.perf_counter() - t0))
+    finally:
+        env.close()
+    return best
+
+
 def main() -> None:
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -89,6 +111,13 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
         "--repeat", type=int, default=3, help="runs per cell; the fastest counts (less noise)"
+    )
+    p.add_argument(
+        "--measured",
+        type=float,
+        nargs="*",
+        default=[0.1, 0.3],
+        help="sleep durations for the measured-time table (none: skip it)",
     )
     args = p.parse_args()
     if args.agents[0] != 8 and 8 not in args.agents:
@@ -109,6 +138,11 @@ def main() -> None:
         for n, done, steps, us in rows:
             print(f"{sync:<6} {n:>7} {done:>8} {steps:>7} {us:>10.1f} {us / ref:>11.2f}x")
     print("target: < 100 us/action; 1000 agents within 2.00x of 8 agents")
+    print()
+    print(f"{'measured: sleep s':>18} {'charged s':>10} {'step wall s':>12} {'charged/sleep':>14}")
+    for seconds in args.measured:
+        charged, wall = measured(seconds, args.repeat)
+        print(f"{seconds:>18.2f} {charged:>10.3f} {wall:>12.3f} {charged / seconds:>13.2f}x")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,9 @@ and a reachable engine). Both implement `Sandbox` and pass one contract test sui
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
+
 from swarm_envs.sandboxes.base import CommandResult, Sandbox, SandboxLimits
 
 from swarm_envs.error import ConfigError
@@ -16,12 +19,21 @@ BACKENDS = ("local", "docker")
 __all__ = ["BACKENDS", "CommandResult", "Sandbox", "SandboxLimits", "make_sandbox"]
 
 
-def make_sandbox(backend: str = "local", *, limits: SandboxLimits | None = None) -> Sandbox:
+def make_sandbox(
+    backend: str = "local",
+    *,
+    limits: SandboxLimits | None = None,
+    hide: Iterable[os.PathLike[str] | str] = (),
+) -> Sandbox:
     """Create a fresh sandbox with an empty workspace.
 
     Args:
         backend: `"local"` (default) or `"docker"`.
         limits: resource limits of every command (default: `SandboxLimits()`).
+        hide: host paths that no process of the sandbox may see: the caller names them (a
+            task's folders, with its reference solution and held-out tests), since the
+            sandbox knows nothing of tasks. The Docker backend shows no host path but the
+            workspace and the scoring area, so there it has nothing to mask.
 
     Raises:
         ConfigError: unknown backend name.
@@ -30,7 +42,7 @@ def make_sandbox(backend: str = "local", *, limits: SandboxLimits | None = None)
     if backend == "local":
         from swarm_envs.sandboxes.local import LocalSandbox
 
-        return LocalSandbox(limits)
+        return LocalSandbox(limits, hide=hide)
     if backend == "docker":
         from swarm_envs.sandboxes.docker import DockerSandbox
 

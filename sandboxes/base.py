@@ -27,7 +27,7 @@ from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-TRUNCATION_MARKER = "\n[... output truncated: {dropped} more bytes not shown ...]\n"
+from swarm_envs.text import truncation_marker
 
 
 class SandboxLimits(BaseModel):
@@ -175,6 +175,14 @@ class Sandbox(abc.ABC):
     def scoring_host(self) -> ScoringHost:
         """The private scoring area of this sandbox (created on first use)."""
 
+    def visible_host_dirs(self) -> list[pathlib.Path]:
+        """Host directories that the sandbox's commands see read-only (not the workspace).
+
+        What a backend shows of the host besides the workspace: the OS and Python for the
+        local sandbox; nothing for Docker, whose containers see an image of their own.
+        """
+        return []
+
     @property
     def closed(self) -> bool:
         return getattr(self, "_closed", False)
@@ -217,12 +225,16 @@ class OutputCap:
     def text(self) -> tuple[str, bool]:
         out = b"".join(self.chunks).decode("utf-8", errors="replace")
         if self.dropped:
-            out += TRUNCATION_MARKER.format(dropped=self.dropped)
+            out += truncation_marker(self.dropped, "bytes of output")
         return out, self.dropped > 0
 
 
 def write_tree(base: pathlib.Path, files: Mapping[str, bytes | None]) -> None:
-    """Write (bytes) or delete (None) files under `base`; emptied directories are removed."""
+    """Write (bytes) or delete (None) files under `base`; emptied directories are removed.
+
+    Files get mode 0644 and new directories 0755 whatever the host's umask: sandboxed
+    processes read them as a uid that owns nothing.
+    """
     for path, data in files.items():
         p = base / path
         if data is None:
@@ -237,10 +249,24 @@ def write_tree(base: pathlib.Path, files: Mapping[str, bytes | None]) -> None:
                     break
                 parent = parent.parent
             continue
-        p.parent.mkdir(parents=True, exist_ok=True)
+        if not p.parent.is_dir():
+            _make_dirs(base, p.parent)
         tmp = p.with_name(f".{p.name}.swarm-tmp")
         tmp.write_bytes(data)
+        os.chmod(tmp, 0o644)
         os.replace(tmp, p)
+
+
+def _make_dirs(base: pathlib.Path, path: pathlib.Path) -> None:
+    base.mkdir(parents=True, exist_ok=True)
+    d = base
+    for part in path.relative_to(base).parts:
+        d = d / part
+        try:
+            d.mkdir()
+        except FileExistsError:
+            continue
+        os.chmod(d, 0o755)
 
 
 def iter_tree(root: pathlib.Path) -> Iterator[tuple[str, os.stat_result]]:

@@ -1,19 +1,26 @@
 """The Docker backend: one container per episode, through the Docker SDK.
 
 Needs the `docker` extra (`pip install 'swarm-envs[docker]'`) and a reachable engine
-(`DOCKER_HOST` or the local socket). The image is built on first use from
-`sandboxes/image/Dockerfile` (tag `swarm-envs-sandbox:<hash of the Dockerfile>`).
+(`DOCKER_HOST` or the local socket). The image is built offline on first use and cached
+by content (`swarm_envs.sandboxes.docker_image`): no registry is needed.
 
 Each sandbox has two containers from that image, both with no network, all capabilities
 dropped, `no-new-privileges`, a read-only root filesystem, a private `/tmp`, a pids limit,
 a memory limit and the same rlimits as the local backend:
 
 - the *agent* container mounts the workspace (`Sandbox.root` on the host) at
-  `/workspace`; agents' commands run there (`docker exec`). After each command every
-  process but the container's init is killed, so nothing outlives its command (as locally);
+  `/workspace`; agents' commands run there (`docker exec`) as an unprivileged uid: the
+  sandbox's dedicated agent uid when this process is root (it owns the workspace, see
+  `sandboxes.users`), else this process's own uid. After each command every process but
+  the container's init is killed, so nothing outlives its command (as locally);
 - the *scoring* container mounts only the private scoring area, read-only, at `/scoring`;
-  the scoring worker runs there. Agents' commands never see the area, the reference
-  solution or other episodes' files.
+  scoring workers run there, each as a uid of its own, so that releasing one worker kills
+  exactly its processes (`kill -9 -1` as that uid) and no worker can signal another.
+  Agents' commands never see the area, the reference solution or other episodes' files.
+
+Output of a command comes back in the order it was written: stderr is sent into stdout's
+pipe inside the container, as the local backend does, since Docker relays the two
+streams separately and their interleaving would be lost.
 
 When no engine is reachable, `make_sandbox("docker")` raises `BackendUnavailable` saying so
 and how to fall back (`make_sandbox("local")`).
@@ -22,7 +29,6 @@ and how to fall back (`make_sandbox("local")`).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import itertools
 import logging
 import os
@@ -30,13 +36,13 @@ import pathlib
 import queue
 import socket
 import struct
-import tempfile
 import threading
 import time
 import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from swarm_envs.sandboxes import docker_image, users
 from swarm_envs.sandboxes.base import (
     CommandResult,
     OutputCap,
@@ -52,8 +58,6 @@ from swarm_envs.error import BackendUnavailable, SandboxError
 
 logger = logging.getLogger("swarm_envs.sandboxes")
 
-IMAGE_DIR = pathlib.Path(__file__).resolve().parent / "image"
-IMAGE_REPO = "swarm-envs-sandbox"
 WORKSPACE_INSIDE = "/workspace"
 SCORING_INSIDE = "/scoring"
 _FALLBACK = (
@@ -69,6 +73,8 @@ _REAPER = (
     "    except ChildProcessError:\n"
     "        time.sleep(1)\n"
 )
+#: how a command runs: its stderr joins stdout's pipe, so their order survives
+_SHELL = ["/bin/sh", "-c", 'exec "$@" 2>&1', "sh", "/bin/sh", "-c"]
 
 
 def _client() -> Any:
@@ -92,34 +98,13 @@ def _client() -> Any:
 
 
 def image_tag() -> str:
-    """The image tag for the current Dockerfile (its content hash)."""
-    h = hashlib.sha256()
-    for p in sorted(IMAGE_DIR.rglob("*")):
-        if p.is_file():
-            h.update(p.relative_to(IMAGE_DIR).as_posix().encode() + b"\0" + p.read_bytes())
-    return f"{IMAGE_REPO}:{h.hexdigest()[:12]}"
-
-
-_image_lock = threading.Lock()
+    """The image tag the current inputs give (see `docker_image.Recipe.tag`)."""
+    return docker_image.host_recipe().tag
 
 
 def ensure_image(client: Any) -> str:
-    """Build the sandbox image unless the engine already has it; returns its tag."""
-    import docker
-
-    tag = image_tag()
-    with _image_lock:
-        try:
-            client.images.get(tag)
-        except docker.errors.ImageNotFound:
-            logger.info("building the sandbox image %s from %s", tag, IMAGE_DIR)
-            try:
-                client.images.build(path=str(IMAGE_DIR), tag=tag, rm=True, pull=False)
-            except Exception as e:  # noqa: BLE001
-                raise BackendUnavailable(
-                    f"cannot build the sandbox image from {IMAGE_DIR}: {e}; or {_FALLBACK}"
-                ) from None
-    return tag
+    """Build the sandbox image offline unless the engine already has it; returns its tag."""
+    return docker_image.ensure_image(client)
 
 
 def _container_kwargs(limits: SandboxLimits) -> dict[str, Any]:
@@ -157,8 +142,31 @@ def _container_kwargs(limits: SandboxLimits) -> dict[str, Any]:
         },
         "detach": True,
         "auto_remove": False,
-        "labels": {"swarm-envs": "sandbox", "swarm-envs.pid": str(os.getpid())},
+        "labels": {
+            "swarm-envs": "sandbox",
+            "swarm-envs.host": socket.gethostname(),
+            "swarm-envs.pid": str(os.getpid()),
+        },
     }
+
+
+_swept: set[str] = set()
+
+
+def _sweep_stale(client: Any) -> None:
+    """Remove containers left by processes of this host that died without closing them."""
+    key = str(getattr(client.api, "base_url", ""))
+    if key in _swept:
+        return
+    _swept.add(key)
+    host = socket.gethostname()
+    with contextlib.suppress(Exception):
+        flt = {"label": ["swarm-envs=sandbox", f"swarm-envs.host={host}"]}
+        for c in client.containers.list(all=True, filters=flt):
+            pid = int(c.labels.get("swarm-envs.pid", "0"))
+            if pid and pid != os.getpid() and not os.path.exists(f"/proc/{pid}"):
+                with contextlib.suppress(Exception):
+                    c.remove(force=True)
 
 
 class DockerSandbox(Sandbox):
@@ -176,21 +184,38 @@ class DockerSandbox(Sandbox):
     ):
         self.limits = limits or SandboxLimits()
         self._closed = False
+        self._containers: list[Any] = []
         self.client = _client()
         self.image = ensure_image(self.client)
-        parent = pathlib.Path(base_dir or tempfile.gettempdir()) / "swarm-envs-docker"
-        parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _sweep_stale(self.client)
+        parent = users.user_root("swarm-envs-docker", base_dir)
         self._id = f"{os.getpid()}-{next(_counter)}-{os.urandom(3).hex()}"
         self._dir = parent / self._id
         self._dir.mkdir(mode=0o700)
         self.root = self._dir / "ws"
-        self.root.mkdir()
+        self.root.mkdir(mode=0o700)
         self._scoring_dir = self._dir / "scoring"
         self._scoring_dir.mkdir()
-        self._containers: list[Any] = []
+        os.chmod(self._scoring_dir, 0o755)  # only the scoring container mounts it
         self._scoring: DockerScoringHost | None = None
         self._lock = threading.Lock()
+        remapped = self._engine_userns()
+        self.users: users.SandboxUsers | None = None
         try:
+            if users.uid_range() is not None:
+                self.users = users.reserve(parent, self._dir)
+            # The agent's uid must own the workspace: a dedicated one when we may hand it
+            # over (root), else ours. Under a remapping engine, container uids are not the
+            # host's: its root is already an unprivileged host uid.
+            self._owner: int | None = None  # handed the workspace before each command
+            if remapped:
+                self._agent_user = None
+            elif os.geteuid() == 0 and self.users is not None:
+                self._owner = self.users.agent
+                self._agent_user = f"{self._owner}:{self._owner}"
+                users.hand_over(self.root, self._owner)
+            else:
+                self._agent_user = f"{os.getuid()}:{os.getgid()}"
             self.container = self._start_container(
                 {str(self.root): {"bind": WORKSPACE_INSIDE, "mode": "rw"}}, WORKSPACE_INSIDE
             )
@@ -202,7 +227,10 @@ class DockerSandbox(Sandbox):
             "rlimits": True,
             "process_group": True,
             "scrubbed_env": True,
+            "unprivileged_user": remapped or self._agent_user not in (None, "0:0"),
+            "dedicated_uid": remapped or self._owner is not None,
             "filesystem_view": True,
+            "minimal_etc": True,
             "pid_namespace": True,
             "network_namespace": True,
             "ipc_namespace": True,
@@ -210,10 +238,12 @@ class DockerSandbox(Sandbox):
             "cgroup_pids": True,
             "cgroup_memory": True,
             "capabilities_dropped": True,
-            "user_namespace": self._engine_userns(),
+            "user_namespace": remapped,
             "fork_bomb_contained": True,
         }
-        self._finalizer = weakref.finalize(self, _cleanup, list(self._containers), self._dir)
+        self._finalizer = weakref.finalize(
+            self, _cleanup, list(self._containers), self._dir, self.users
+        )
 
     def __repr__(self) -> str:
         return f"DockerSandbox({str(self.root)!r}, image={self.image!r})"
@@ -243,29 +273,35 @@ class DockerSandbox(Sandbox):
 
     # ------------------------------------------------------------------- commands
 
-    def _exec_stream(self, container: Any, argv: list[str], workdir: str) -> tuple[str, Any]:
-        api = self.client.api
-        ex = api.exec_create(container.id, argv, stdout=True, stderr=True, workdir=workdir)
-        stream = api.exec_start(ex["Id"], stream=True, demux=False)
-        return ex["Id"], stream
-
-    def _kill_all(self, container: Any) -> None:
-        # Every process but init; a command's background processes do not outlive it.
+    def _kill_all(self, container: Any, user: str = "root") -> None:
+        # Every process of `user` but init: a command's background processes do not
+        # outlive it, a released worker takes its children with it.
         with contextlib.suppress(Exception):
-            container.exec_run(["sh", "-c", "kill -9 -1"], user="root")
+            container.exec_run(["/bin/sh", "-c", "kill -9 -1"], user=user)
 
     def run(self, command: str, *, timeout_s: float | None = None) -> CommandResult:
         """Run a shell command in the agent container (see `Sandbox.run`)."""
+        if not isinstance(command, str):
+            raise TypeError(f"command must be a str, got {type(command).__name__}")
         if self._closed:
             raise SandboxError(f"{self!r} is closed; create a new sandbox")
         if not self.root.is_dir():
-            self.root.mkdir(parents=True, exist_ok=True)
+            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if self._owner is not None:
+            users.hand_over(self.root, self._owner)
         timeout = self.limits.wall_s if timeout_s is None else timeout_s
         start = time.monotonic()
+        api = self.client.api
         try:
-            exec_id, stream = self._exec_stream(
-                self.container, ["/bin/sh", "-c", command], WORKSPACE_INSIDE
+            ex = api.exec_create(
+                self.container.id,
+                [*_SHELL, command],
+                stdout=True,
+                stderr=True,
+                workdir=WORKSPACE_INSIDE,
+                user=self._agent_user or "",
             )
+            stream = api.exec_start(ex["Id"], stream=True, demux=False)
         except Exception as e:  # noqa: BLE001
             raise SandboxError(f"the sandbox container is not usable: {e}") from e
         chunks: queue.Queue[bytes | None] = queue.Queue()
@@ -296,18 +332,28 @@ class DockerSandbox(Sandbox):
             if chunk is None:
                 break
             cap.add(chunk)
-        self._kill_all(self.container)
+        rc = None if timed_out else self._exit_code(ex["Id"])
+        # As the agent's uid: the container's root has no CAP_KILL over other uids.
+        self._kill_all(self.container, self._agent_user or "root")
         t.join(timeout=5)
-        rc: int | None = None
-        if not timed_out:
-            with contextlib.suppress(Exception):
-                rc = self.client.api.exec_inspect(exec_id).get("ExitCode")
         output, truncated = cap.text()
         if timed_out:
             output += f"\n[killed: wall-clock limit of {timeout:g} s reached]\n"
         elif rc is not None and rc >= 128:
             output += f"\n[killed by signal {rc - 128}]\n"
         return CommandResult(rc, output, timed_out, truncated, time.monotonic() - start)
+
+    def _exit_code(self, exec_id: str) -> int | None:
+        # The stream can end a moment before the engine records the exit.
+        end = time.monotonic() + 5
+        while True:
+            try:
+                info = self.client.api.exec_inspect(exec_id)
+            except Exception:  # noqa: BLE001
+                return None
+            if not info.get("Running") or time.monotonic() > end:
+                return info.get("ExitCode")
+            time.sleep(0.01)
 
     def scoring_host(self) -> DockerScoringHost:
         if self._closed:
@@ -327,7 +373,7 @@ class DockerSandbox(Sandbox):
                 self._scoring = DockerScoringHost(self, c)
                 self._finalizer.detach()
                 self._finalizer = weakref.finalize(
-                    self, _cleanup, list(self._containers), self._dir
+                    self, _cleanup, list(self._containers), self._dir, self.users
                 )
         return self._scoring
 
@@ -337,27 +383,36 @@ class DockerSandbox(Sandbox):
         self._closed = True
         if self._scoring is not None:
             self._scoring.close()
-        _cleanup(list(self._containers), self._dir)
+        if hasattr(self, "_dir"):
+            _cleanup(list(self._containers), self._dir, getattr(self, "users", None))
         self._containers = []
         fin = getattr(self, "_finalizer", None)
         if fin is not None:
             fin.detach()
 
 
-def _cleanup(containers: list[Any], path: pathlib.Path) -> None:
+def _cleanup(
+    containers: list[Any], path: pathlib.Path, sandbox_users: users.SandboxUsers | None
+) -> None:
     for c in containers:
         with contextlib.suppress(Exception):
             c.remove(force=True)
     with contextlib.suppress(OSError):
         force_rmtree(path)
+    if sandbox_users is not None:
+        sandbox_users.release()
 
 
 class _ExecSocket:
-    """Demultiplexes a `docker exec` attach socket: stdout frames into a local pipe."""
+    """Demultiplexes a `docker exec` attach socket: stdout frames into a local pipe.
+
+    The tail of stderr is kept for error messages (`DockerScoringHost.worker_log`).
+    """
 
     def __init__(self, sock: Any):
         self.sock = sock
         self.raw: socket.socket = getattr(sock, "_sock", sock)
+        self.stderr_tail = b""
         r, w = os.pipe()
         self.stdout = os.fdopen(r, "rb", buffering=0)
         self._w = w
@@ -380,8 +435,10 @@ class _ExecSocket:
                 header = self._read_exactly(8)
                 kind, size = struct.unpack(">BxxxL", header)
                 payload = self._read_exactly(size)
-                if kind == 1:  # stdout; stderr (2) is not the channel
+                if kind == 1:  # stdout: the channel
                     os.write(self._w, payload)
+                elif kind == 2:
+                    self.stderr_tail = (self.stderr_tail + payload)[-2000:]
         except (EOFError, OSError):
             pass
         finally:
@@ -423,6 +480,10 @@ class DockerScoringHost(ScoringHost):
         self.dir = sandbox._scoring_dir
         self.inside_dir = SCORING_INSIDE
         self._sockets: list[_ExecSocket] = []
+        self._last_log = b""
+        self._live: set[int] = set()
+        self._next = itertools.count()
+        self._lock = threading.Lock()
 
     def sync(self, rel: str, files: Mapping[str, bytes | None]) -> None:
         if self.sandbox.closed:
@@ -432,8 +493,27 @@ class DockerScoringHost(ScoringHost):
     def remove_tree(self, rel: str) -> None:
         force_rmtree(self.dir / rel)
 
+    def _worker_uid(self) -> int | None:
+        """A uid that no live worker of this sandbox has (None: no dedicated uids)."""
+        block = self.sandbox.users
+        if block is None:
+            return None
+        with self._lock:
+            for _ in range(users.BLOCK):
+                uid = block.scorer(next(self._next))
+                if uid not in self._live:
+                    self._live.add(uid)
+                    return uid
+        raise SandboxError(
+            f"{self.sandbox!r} has {len(self._live)} live scoring workers, the most it can "
+            "tell apart; kill some before starting more"
+        )
+
     def start_worker(self, argv: Sequence[str], *, long_lived: bool = False) -> WorkerHandle:
+        if self.sandbox.closed:
+            raise SandboxError(f"{self.sandbox!r} is closed; create a new sandbox")
         api = self.sandbox.client.api
+        uid = self._worker_uid()
         try:
             ex = api.exec_create(
                 self.container.id,
@@ -442,17 +522,33 @@ class DockerScoringHost(ScoringHost):
                 stdout=True,
                 stderr=True,
                 workdir=SCORING_INSIDE,
+                user=f"{uid}:{uid}" if uid is not None else "",
             )
             sock = api.exec_start(ex["Id"], socket=True)
         except Exception as e:  # noqa: BLE001
+            with self._lock:
+                self._live.discard(uid)  # type: ignore[arg-type]
             raise SandboxError(f"cannot start the scoring worker: {e}") from e
         es = _ExecSocket(sock)
         self._sockets.append(es)
         exec_id = ex["Id"]
+        killed = threading.Event()
 
         def kill() -> None:
+            if killed.is_set():
+                return
+            killed.set()
             es.close()
-            self.sandbox._kill_all(self.container)
+            self._last_log = es.stderr_tail or self._last_log
+            with contextlib.suppress(ValueError):
+                self._sockets.remove(es)
+            if uid is None:
+                self.sandbox._kill_all(self.container)  # no uid of its own: everything
+                return
+            # Only this worker's uid: the other workers of the container live on.
+            self.sandbox._kill_all(self.container, f"{uid}:{uid}")
+            with self._lock:
+                self._live.discard(uid)
 
         def poll() -> int | None:
             with contextlib.suppress(Exception):
@@ -462,6 +558,12 @@ class DockerScoringHost(ScoringHost):
             return None
 
         return WorkerHandle(stdin=es.stdin, stdout=es.stdout, pid=-1, _kill=kill, _poll=poll)  # type: ignore[arg-type]
+
+    def worker_log(self) -> str:
+        """The tail of the workers' stderr (the live ones, else the last one killed)."""
+        tails = [s.stderr_tail for s in list(self._sockets) if s.stderr_tail]
+        data = b"".join(tails) or self._last_log
+        return data[-2000:].decode("utf-8", errors="replace")
 
     def close(self) -> None:
         for s in self._sockets:

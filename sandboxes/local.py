@@ -9,13 +9,23 @@ isolation this machine offers, detected once per process (`detect_protections()`
 - `process_group`: each command gets a new session; at the timeout the whole group is
   killed. Contains stray children.
 - `scrubbed_env`: a fixed, minimal environment; no host variables (secrets, `PYTHON*`).
+- `unprivileged_user`: commands and scoring workers never run as root: a root-owned file
+  with mode 0600 stays unreadable wherever it lies. Contains reading what the host keeps.
+- `dedicated_uid`: (this process is root) they run as dedicated host uids that own nothing
+  outside the workspace (`sandboxes.users`), without capabilities and with
+  `no_new_privs`. Otherwise they run as the invoking user, who may own files in what the
+  sandbox shows (a Python in their home): this is False then, to say so.
 - `bubblewrap`: `bwrap` builds each command's whole view of the system (all below).
 - `filesystem_view`: read-only system directories and Python, a private `/tmp`, the
   workspace at `/workspace`, nothing else of the host (no checkout, `/root`, `/home`,
-  host `/tmp`); task folders inside what is visible are masked. Contains reading
-  solutions, other episodes and host files, and writing outside the workspace.
-- `user_namespace`: commands run as uid 65534 in a user namespace, without capabilities,
-  and may not create user namespaces of their own. Contains mount, chroot, devices.
+  `/opt`, host `/tmp`); paths the caller hides (`hide=`, task folders) and this library's
+  own files are masked. Contains reading solutions, other episodes and host files, and
+  writing outside the workspace.
+- `minimal_etc`: of the host's `/etc` only what programs need to run (the dynamic
+  linker's cache, alternatives, time zone); `passwd`, `group` and `hosts` are the
+  sandbox's own.
+- `user_namespace`: commands run in a user namespace of their own, without capabilities,
+  that allows no further user namespaces. Contains mount, chroot, devices.
 - `pid_namespace`: commands see only their own processes; killing the namespace's first
   process kills every process in it. Contains escaping the kill, signalling the host.
 - `network_namespace`: an empty network namespace (loopback only). Contains networking.
@@ -26,9 +36,14 @@ isolation this machine offers, detected once per process (`detect_protections()`
 - `fork_bomb_contained`: a pids cgroup, or a non-root user for whom the process rlimit
   holds.
 
-Without bubblewrap, `unshare` (util-linux, as root) still gives the pid, network, IPC and
-UTS namespaces, but no private filesystem view (`filesystem_view` is then False: agents'
-commands could read the host's files). Without either, only rlimits and the process group
+As root, bubblewrap sets up the namespaces and the view itself (no user namespace, so the
+bind mounts are made with root's right to read the host); `setpriv` then drops to the
+sandbox's uid, and for agents' commands an unprivileged bubblewrap adds the user namespace
+that allows no others. As any other user, bubblewrap maps uid 65534 to that user in a user
+namespace, and that user is what the sandbox can read as. Without bubblewrap, `unshare`
+(util-linux, as root) still gives the pid, network, IPC and UTS namespaces, but no private
+filesystem view (`filesystem_view` is then False: agents' commands could read the host's
+world-readable files). Without either, only rlimits, the process group and the uid drop
 apply. `LocalSandbox.protections` says which are active; `describe()` prints it.
 """
 
@@ -37,6 +52,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import errno
+import fnmatch
 import functools
 import itertools
 import logging
@@ -52,8 +68,10 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
+from swarm_envs.sandboxes import users
 from swarm_envs.sandboxes.base import (
     CommandResult,
     Mount,
@@ -74,8 +92,23 @@ logger = logging.getLogger("swarm_envs.sandboxes")
 WORKSPACE_INSIDE = "/workspace"
 #: where the private scoring area appears inside a bubblewrap scoring worker
 SCORING_INSIDE = "/scoring"
-#: the uid/gid commands run as inside the user namespace (nobody)
+#: isolation levels, strongest first
+ISOLATIONS = ("bwrap", "unshare", "none")
+#: the uid/gid commands run as inside the user namespace when this process is not root
 SANDBOX_UID = 65534
+#: entries of the host's /etc that sandboxed programs see (shell-style patterns)
+ETC_KEEP = (
+    "alternatives",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "mime.types",
+    "nsswitch.conf",
+    "os-release",
+    "timezone",
+    "python3*",
+)
 
 _BASE_NAME = "swarm-envs-sandboxes"
 _counter = itertools.count()
@@ -86,35 +119,37 @@ _described: set[str] = set()
 
 
 def hide_path(path: os.PathLike[str] | str) -> None:
-    """Mask `path` (a task folder, for example) from every later command of every sandbox.
+    """Mask `path` from every later command of every local sandbox of this process.
 
-    Only has an effect where `filesystem_view` is active; bundled and registered task
-    folders are hidden automatically.
+    Prefer `make_sandbox(..., hide=[...])`, which masks paths for one sandbox; this
+    process-wide form remains for callers that cannot reach the sandbox's creation. Only
+    has an effect where `filesystem_view` is active.
     """
     with _hidden_lock:
         _hidden.add(pathlib.Path(path).resolve())
 
 
-def _task_roots() -> set[pathlib.Path]:
-    # Import lazily: the sandbox must not depend on task loading at import time.
-    roots: set[pathlib.Path] = set()
-    try:
-        from swarm_envs import task as task_mod
+def _library_root() -> pathlib.Path:
+    """The folder of swarm-envs's own installed files: agents' commands never need them.
 
-        roots.add(pathlib.Path(task_mod._bundled_root()).resolve())
-        roots.add(pathlib.Path(task_mod.BUNDLED_ROOT).resolve())
-        roots.update(pathlib.Path(p).resolve() for p in task_mod._registry.values())
-    except Exception:  # pragma: no cover - task module broken: hide what we know
-        pass
+    Installed from a wheel, the package (and so its bundled tasks) lies inside the Python
+    prefix that every sandbox sees; it is masked without asking anyone where tasks live.
+    """
+    import swarm_envs
+
+    return pathlib.Path(swarm_envs.__file__).resolve().parent
+
+
+def _masked(hide: Iterable[pathlib.Path]) -> list[pathlib.Path]:
     with _hidden_lock:
-        roots.update(_hidden)
-    return roots
+        extra = set(_hidden)
+    return sorted({_library_root(), *hide, *extra})
 
 
 # ------------------------------------------------------------------------- detection
 
 
-def _try(argv: Sequence[str], timeout: float = 10) -> bool:
+def _try(argv: Sequence[str], timeout: float = 10, cwd: str | None = None) -> bool:
     try:
         r = subprocess.run(
             list(argv),
@@ -122,10 +157,15 @@ def _try(argv: Sequence[str], timeout: float = 10) -> bool:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             timeout=timeout,
+            cwd=cwd,
+            env=_scrubbed_env("/tmp"),
         )
     except (OSError, subprocess.TimeoutExpired):
         return False
-    return r.returncode == 0 and r.stdout.strip() == b"ok"
+    if r.returncode != 0 or r.stdout.strip() != b"ok":
+        logger.debug("probe %s failed: %s", argv[:3], r.stdout[-500:])
+        return False
+    return True
 
 
 class _CgroupSupport:
@@ -174,19 +214,29 @@ class _CgroupSupport:
                 probe.rmdir()
 
 
-@functools.lru_cache(maxsize=1)
 def _cgroups() -> _CgroupSupport:
+    return _cgroups_for(os.geteuid())
+
+
+# Detection results depend on who asks: a process may drop privileges after a first probe.
+@functools.cache
+def _cgroups_for(euid: int) -> _CgroupSupport:
     return _CgroupSupport()
 
 
-@functools.lru_cache(maxsize=1)
 def _isolation() -> str:
     """The strongest isolation that works here: 'bwrap', 'unshare' or 'none'."""
-    if os.environ.get("SWARM_ENVS_SANDBOX_ISOLATION") in ("bwrap", "unshare", "none"):
-        return os.environ["SWARM_ENVS_SANDBOX_ISOLATION"]
+    forced = os.environ.get("SWARM_ENVS_SANDBOX_ISOLATION")
+    if forced in ISOLATIONS:
+        return forced
+    return _isolation_for(os.geteuid())
+
+
+@functools.cache
+def _isolation_for(euid: int) -> str:
     if shutil.which("bwrap"):
         with tempfile.TemporaryDirectory() as d:
-            argv = _bwrap_prefix(pathlib.Path(d), WORKSPACE_INSIDE, []) + ["sh", "-c", "echo ok"]
+            argv = _bwrap_prefix(Launch(pathlib.Path(d))) + ["sh", "-c", "echo ok"]
             if _try(argv):
                 return "bwrap"
         logger.warning("bubblewrap is installed but cannot create namespaces here")
@@ -195,7 +245,49 @@ def _isolation() -> str:
     return "none"
 
 
-ISOLATIONS = ("bwrap", "unshare", "none")
+def _uid_drop(isolation: str) -> tuple[bool, bool]:
+    """(commands can run as a dedicated uid, and in a user namespace that allows no others).
+
+    Probed once per isolation level: the sandbox's Python must still be able to import
+    pytest as a uid that owns nothing (an installation readable only by root cannot).
+    """
+    if not users.dedicated_users_possible():
+        return False, False
+    return _uid_drop_for(isolation, users.uid_range())
+
+
+@functools.cache
+def _uid_drop_for(isolation: str, span: tuple[int, int] | None) -> tuple[bool, bool]:
+    assert span is not None
+    if not shutil.which("setpriv"):
+        logger.warning(
+            "running as root without setpriv (util-linux): sandboxed processes run as root"
+        )
+        return False, False
+    uid = span[0]  # any uid of the range owns nothing on the host
+    # Through a shell, as commands run: the interpreter must find its own standard library
+    # (a Python that cannot read its prefix falls back to another one's).
+    check = f"import sys, pytest; print('ok' if sys.base_prefix == {sys.base_prefix!r} else '')"
+    probe = ["/bin/sh", "-c", f'exec "{sys.executable}" -c "{check}"']
+    results = []
+    with tempfile.TemporaryDirectory() as d:
+        ws = pathlib.Path(d) / "ws"
+        ws.mkdir()
+        os.chown(ws, uid, uid)
+        os.chmod(d, 0o711)
+        for block in (False, True):
+            if block and isolation != "bwrap":
+                results.append(False)
+                continue
+            argv = _launch(isolation, Launch(ws, uid=uid, block_userns=block)) + probe
+            results.append(_try(argv, timeout=60, cwd=d if isolation == "bwrap" else str(ws)))
+    if not results[0]:
+        logger.warning(
+            "sandboxed processes cannot run as a dedicated uid here (%s isolation): is "
+            "Python installed readable by all users? They run as root instead",
+            isolation,
+        )
+    return results[0], results[0] and results[1]
 
 
 def detect_protections(isolation: str | None = None) -> dict[str, bool]:
@@ -207,13 +299,17 @@ def detect_protections(isolation: str | None = None) -> dict[str, bool]:
     iso = isolation or _isolation()
     cg = _cgroups()
     ns = iso in ("bwrap", "unshare")
+    drop, block = _uid_drop(iso)
     return {
         "rlimits": shutil.which("prlimit") is not None,
         "process_group": True,
         "scrubbed_env": True,
+        "unprivileged_user": drop or os.geteuid() != 0,
+        "dedicated_uid": drop,
         "bubblewrap": iso == "bwrap",
         "filesystem_view": iso == "bwrap",
-        "user_namespace": iso == "bwrap",
+        "minimal_etc": iso == "bwrap",
+        "user_namespace": iso == "bwrap" and (block or not drop),
         "pid_namespace": ns,
         "network_namespace": ns,
         "ipc_namespace": ns,
@@ -222,16 +318,19 @@ def detect_protections(isolation: str | None = None) -> dict[str, bool]:
         "cgroup_memory": "memory" in cg.parents,
         # RLIMIT_NPROC binds only a non-root user: without a pids cgroup, root's fork
         # bombs are stopped by the timeout alone.
-        "fork_bomb_contained": "pids" in cg.parents or os.geteuid() != 0,
+        "fork_bomb_contained": "pids" in cg.parents or os.geteuid() != 0 or drop,
     }
 
 
 # ------------------------------------------------------------------------ launching
 
 
-def _system_dirs() -> list[str]:
-    """Read-only directories a command needs: the OS, and this Python with its packages."""
-    dirs = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"]
+def system_dirs() -> list[str]:
+    """Host directories every bubblewrap sandbox sees read-only: the OS, and this Python.
+
+    `/etc` is not among them (see `ETC_KEEP`), nor `/opt` (unless this Python lives there).
+    """
+    dirs = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"]
     for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)):
         dirs.append(os.path.realpath(p))
     out: list[str] = []
@@ -241,61 +340,178 @@ def _system_dirs() -> list[str]:
     return out
 
 
-def _bwrap_prefix(
-    workspace: pathlib.Path | None,
-    workspace_inside: str,
-    mounts: Sequence[Mount],
-    *,
-    workspace_writable: bool = True,
-    chdir: str | None = None,
-    nested_userns: bool = False,
-) -> list[str]:
-    argv = [
+@functools.lru_cache(maxsize=1)
+def _etc_entries() -> tuple[tuple[str, str | None], ...]:
+    """(path, symlink target or None) of each host /etc entry that sandboxes see."""
+    try:
+        names = sorted(os.listdir("/etc"))
+    except OSError:
+        return ()
+    out = []
+    for name in names:
+        if any(fnmatch.fnmatchcase(name, pat) for pat in ETC_KEEP):
+            path = f"/etc/{name}"
+            out.append((path, os.readlink(path) if os.path.islink(path) else None))
+    return tuple(out)
+
+
+def _drop_argv(uid: int) -> list[str]:
+    """Become `uid` (and its gid) for good: no groups, capabilities or privilege gains."""
+    return [
+        "setpriv",
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--no-new-privs",
+        "--",
+    ]
+
+
+def _userns_block_argv(uid: int, chdir: str) -> list[str]:
+    """An unprivileged bubblewrap that puts its command in a user namespace allowing no more."""
+    return [
         "bwrap",
-        "--unshare-all",  # user, ipc, pid, net, uts, cgroup namespaces
         "--unshare-user",
+        "--disable-userns",
         "--uid",
-        str(SANDBOX_UID),
+        str(uid),
         "--gid",
-        str(SANDBOX_UID),
+        str(uid),
+        "--dev-bind",  # the outer sandbox's /dev holds only null, zero, random, tty...
+        "/",
+        "/",
+        "--chdir",
+        chdir,
+        "--",
+    ]
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What one sandboxed process sees and who it runs as.
+
+    Attributes:
+        workspace: host folder shown writable at `/workspace` (None: no workspace).
+        mounts: further host paths shown inside (the scoring area, for workers).
+        chdir: the working directory inside (default: the workspace).
+        nested_userns: the process may create user namespaces (scoring workers, for their
+            per-evaluation pid namespace); agents' commands may not.
+        hide: host paths masked where they lie inside a shown directory.
+        etc_dir: the sandbox's own `passwd`, `group`, `hosts`, `hostname`.
+        uid: the dedicated uid to run as (this process is root); None: uid 65534 in a user
+            namespace that maps to this process's user.
+        block_userns: with `uid`, add the user namespace that allows no others.
+    """
+
+    workspace: pathlib.Path | None
+    mounts: Sequence[Mount] = ()
+    chdir: str | None = None
+    nested_userns: bool = False
+    hide: Iterable[pathlib.Path] = ()
+    etc_dir: pathlib.Path | None = None
+    uid: int | None = None
+    block_userns: bool = False
+
+
+def _bwrap_prefix(spec: Launch) -> list[str]:
+    """The bubblewrap command line that runs what follows it in a sandbox.
+
+    With `spec.uid` (this process is root), bubblewrap creates the namespaces without a
+    user namespace and the command drops to that uid; without, uid 65534 in a user
+    namespace.
+    """
+    uid = spec.uid
+    argv = ["bwrap"]
+    if uid is None:
+        argv += ["--unshare-all", "--unshare-user", "--uid", str(SANDBOX_UID)]
+        argv += ["--gid", str(SANDBOX_UID), "--cap-drop", "ALL"]
+        if not spec.nested_userns:
+            # Agents' commands may not create user namespaces of their own (no "root"
+            # inside). Scoring workers may: each evaluation gets a private pid namespace.
+            argv.append("--disable-userns")
+    else:
+        argv += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+        argv += ["--unshare-cgroup-try", "--cap-drop", "ALL"]
+        # Only what setpriv needs to become `uid`; it drops these too.
+        for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP"):
+            argv += ["--cap-add", cap]
+    argv += [
         "--hostname",
         "sandbox",
         "--die-with-parent",
         "--new-session",  # no TIOCSTI into the host's terminal
-        "--cap-drop",
-        "ALL",
     ]
-    if not nested_userns:
-        # Agents' commands may not create user namespaces of their own (no "root" inside).
-        # Scoring workers may: each evaluation gets a private pid namespace that way.
-        argv.append("--disable-userns")
     # The private /tmp comes first: this Python (a virtual environment) may itself live
     # under /tmp, and a bind made earlier would be hidden by the tmpfs.
-    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
     bound: list[str] = []
-    for d in _system_dirs():
+    made: set[str] = set()
+
+    def parents(path: str) -> list[str]:
+        # bubblewrap would create missing parents of a mount point with the host's modes
+        # (a 0700 /root above a Python under /root/.pyenv): make them traversable.
+        out = []
+        for a in reversed(pathlib.PurePosixPath(path).parents[:-1]):
+            s = str(a)
+            if s in made or _within(s, bound):
+                continue
+            made.add(s)
+            out += ["--perms", "0755", "--dir", s]
+        return out
+
+    for d in system_dirs():
         if os.path.islink(d):
-            argv += ["--symlink", os.readlink(d), d]
-        elif os.path.isdir(d):
-            argv += ["--ro-bind", d, d]
+            argv += [*parents(d), "--symlink", os.readlink(d), d]
+        elif os.path.isdir(d) and not _within(d, bound):
+            argv += [*parents(d), "--ro-bind", d, d]
             bound.append(d)
-    argv += ["--dir", "/var/tmp"]
-    # Task folders (solutions, hidden tests) may live inside a bound directory, e.g. an
-    # installed wheel under site-packages: mask each with an empty tmpfs.
-    for root in sorted(_task_roots()):
-        r = str(root)
-        if any(r == b or r.startswith(b.rstrip("/") + "/") for b in bound) and os.path.isdir(r):
+    argv += ["--perms", "0755", "--dir", "/etc"]
+    for path, target in _etc_entries():
+        argv += ["--symlink", target, path] if target is not None else ["--ro-bind", path, path]
+        bound.append(path)
+    if spec.etc_dir is not None:
+        for name in ("passwd", "group", "hosts", "hostname"):
+            argv += ["--ro-bind", str(spec.etc_dir / name), f"/etc/{name}"]
+    argv += ["--perms", "1777", "--dir", "/var/tmp"]
+    # Paths to hide (task folders with solutions and held-out tests, this library) may lie
+    # inside a bound directory, e.g. an installed wheel under site-packages: mask each.
+    for hidden in _masked(spec.hide):
+        r = str(hidden)
+        if not _within(r, bound):
+            continue
+        if os.path.isdir(r):
             argv += ["--tmpfs", r]
-    if workspace is not None:
-        argv += ["--bind" if workspace_writable else "--ro-bind", str(workspace), workspace_inside]
-    for m in mounts:
-        argv += ["--bind" if m.writable else "--ro-bind", str(m.host), m.inside]
-    argv += ["--chdir", chdir or workspace_inside, "--"]
+        elif os.path.lexists(r):
+            argv += ["--ro-bind", "/dev/null", r]
+    if spec.workspace is not None:
+        argv += [*parents(WORKSPACE_INSIDE), "--bind", str(spec.workspace), WORKSPACE_INSIDE]
+    for m in spec.mounts:
+        argv += [*parents(m.inside), "--bind" if m.writable else "--ro-bind", str(m.host), m.inside]
+    inside = spec.chdir or WORKSPACE_INSIDE
+    argv += ["--chdir", inside, "--"]
+    if uid is not None:
+        argv += _drop_argv(uid)
+        if spec.block_userns:
+            argv += _userns_block_argv(uid, inside)
     return argv
+
+
+def _within(path: str, dirs: Iterable[str]) -> bool:
+    return any(path == d or path.startswith(d.rstrip("/") + "/") for d in dirs)
 
 
 def _unshare_prefix() -> list[str]:
     return ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--ipc", "--uts"]
+
+
+def _launch(isolation: str, spec: Launch) -> list[str]:
+    """The command line that starts what follows it at `isolation`, as `spec.uid` if given."""
+    if isolation == "bwrap":
+        return _bwrap_prefix(spec)
+    prefix = _unshare_prefix() if isolation == "unshare" else []
+    return prefix + (_drop_argv(spec.uid) if spec.uid is not None else [])
 
 
 def _rlimit_prefix(limits: SandboxLimits) -> list[str]:
@@ -446,6 +662,9 @@ class LocalSandbox(Sandbox):
         base_dir: where to create the sandbox's directory (default: the system temp dir).
         isolation: `"bwrap"`, `"unshare"` or `"none"` to use a weaker isolation than the
             strongest available (for tests and debugging); default: the strongest.
+        hide: host paths (files or folders) that no process of this sandbox may see, such
+            as a task's folder with its reference solution; masked where they lie inside a
+            directory the sandbox shows (this library's own files always are).
     """
 
     backend = "local"
@@ -456,6 +675,7 @@ class LocalSandbox(Sandbox):
         *,
         base_dir: pathlib.Path | None = None,
         isolation: str | None = None,
+        hide: Iterable[os.PathLike[str] | str] = (),
     ):
         best = _isolation()
         if isolation is not None:
@@ -467,27 +687,46 @@ class LocalSandbox(Sandbox):
                 )
         self.limits = limits or SandboxLimits()
         self.isolation = isolation or best
+        self.hide = tuple(pathlib.Path(h).resolve() for h in hide)
         self.protections = detect_protections(self.isolation)
+        drop, self._block_userns = _uid_drop(self.isolation)
         global _described
         if self.isolation not in _described:
             _described.add(self.isolation)
             logger.info("%s", self.describe())
-        parent = pathlib.Path(base_dir or tempfile.gettempdir()) / _BASE_NAME
-        parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        parent = users.user_root(_BASE_NAME, base_dir)
+        # Without a private view, the dedicated uids reach the workspace by its host path.
+        reach = 0o711 if drop and self.isolation != "bwrap" else 0o700
+        if reach != 0o700:
+            os.chmod(parent, reach)
         _sweep_stale(parent)
         self._id = f"{os.getpid()}-{next(_counter)}-{os.urandom(3).hex()}"
         self._dir = parent / self._id
         self._dir.mkdir(mode=0o700)
+        os.chmod(self._dir, reach)
         self.root = self._dir / "ws"
-        self.root.mkdir()
+        self.root.mkdir(mode=0o700)
+        if drop:
+            # bubblewrap, root without capabilities by then, enters it before the drop.
+            os.chmod(self.root, 0o711)
         self._closed = False
         self._procs: set[_Process] = set()
         self._procs_lock = threading.Lock()
         self._scoring: LocalScoringHost | None = None
         self._runs = itertools.count()
+        self.users: users.SandboxUsers | None = None
+        if drop:
+            try:
+                self.users = users.reserve(parent, self._dir)
+            except SandboxError:
+                force_rmtree(self._dir)
+                raise
+            users.hand_over(self.root, self.users.agent)
+        self._etc = self._dir / "etc"
+        _write_etc(self._etc, self.users)
         _live.add(self)
         _install_exit_handlers()
-        self._finalizer = weakref.finalize(self, _finalize, self._dir, self._procs)
+        self._finalizer = weakref.finalize(self, _finalize, self._dir, self._procs, self.users)
 
     def __repr__(self) -> str:
         return f"LocalSandbox({str(self.root)!r}, isolation={self.isolation!r})"
@@ -510,22 +749,25 @@ class LocalSandbox(Sandbox):
             raise SandboxError(f"{self!r} is closed; create a new sandbox")
         limits = limits or self.limits
         cgroup = _Cgroup(f"{_BASE_NAME}-{self._id}-{next(self._runs)}", limits)
-        if self.isolation == "bwrap":
-            inside = WORKSPACE_INSIDE
-            prefix = _bwrap_prefix(
-                self.root if workspace else None,
-                inside,
-                mounts,
-                chdir=chdir or inside,
-                nested_userns=not workspace,
-            )
-            home = inside if workspace else "/tmp"
-            cwd: str = str(self._dir)
-        else:
-            # Without a filesystem view the paths are the host's.
-            prefix = _unshare_prefix() if self.isolation == "unshare" else []
-            home = str(self.root)
-            cwd = chdir or str(self.root)
+        uid = None
+        if self.users is not None:
+            uid = self.users.agent if workspace else self.users.scorer()
+        bwrap = self.isolation == "bwrap"
+        inside = WORKSPACE_INSIDE if bwrap else str(self.root)
+        spec = Launch(
+            self.root if workspace else None,
+            mounts=mounts,
+            chdir=chdir or inside,
+            nested_userns=not workspace,
+            hide=self.hide,
+            etc_dir=self._etc,
+            uid=uid,
+            block_userns=workspace and self._block_userns,
+        )
+        prefix = _launch(self.isolation, spec)
+        # Without a filesystem view the paths are the host's.
+        home = inside if workspace else "/tmp"
+        cwd = str(self._dir) if bwrap else (chdir or str(self.root))
         full = [*cgroup.join_argv(), *_rlimit_prefix(limits), *prefix, *argv]
         try:
             popen = subprocess.Popen(
@@ -561,7 +803,11 @@ class LocalSandbox(Sandbox):
             raise SandboxError(f"{self!r} is closed; create a new sandbox")
         if not self.root.is_dir():
             # The agent deleted the workspace itself: recreate it, so the episode can go on.
-            self.root.mkdir(parents=True, exist_ok=True)
+            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(self.root, 0o711 if self.users else 0o700)
+        if self.users is not None:
+            # What the host wrote since the last command is root's; hand it to the agent.
+            users.hand_over(self.root, self.users.agent)
         timeout = self.limits.wall_s if timeout_s is None else timeout_s
         start = time.monotonic()
         proc = self._spawn(["/bin/sh", "-c", command], workspace=True)
@@ -585,6 +831,14 @@ class LocalSandbox(Sandbox):
             wall_s=time.monotonic() - start,
         )
 
+    def visible_host_dirs(self) -> list[pathlib.Path]:
+        """Host directories that this sandbox's commands see (read-only), not its own."""
+        if self.isolation != "bwrap":
+            return [pathlib.Path(d) for d in ("/", "/etc", *system_dirs())]
+        etc = [p for p, target in _etc_entries() if target is None and os.path.isdir(p)]
+        dirs = [d for d in system_dirs() if not os.path.islink(d) and os.path.isdir(d)]
+        return [pathlib.Path(d) for d in (*dirs, *etc)]
+
     def scoring_host(self) -> LocalScoringHost:
         if self._closed:
             raise SandboxError(f"{self!r} is closed; create a new sandbox")
@@ -602,8 +856,38 @@ class LocalSandbox(Sandbox):
         for p in procs:
             p.kill()
         force_rmtree(self._dir)
+        if self.users is not None:
+            self.users.release()
         self._finalizer.detach()
         _live.discard(self)
+
+
+def _write_etc(etc: pathlib.Path, sandbox_users: users.SandboxUsers | None) -> None:
+    """The sandbox's own /etc/passwd, group, hosts and hostname (see `minimal_etc`)."""
+    agent = sandbox_users.agent if sandbox_users else SANDBOX_UID
+    scorer = sandbox_users.scorer() if sandbox_users else SANDBOX_UID
+    accounts = [
+        ("root", 0, "/root"),
+        ("agent", agent, WORKSPACE_INSIDE),
+        ("scorer", scorer, "/tmp"),
+    ]
+    accounts.append(("nobody", 65534, "/nonexistent"))
+    passwd, group, seen = [], [], set()
+    for name, uid, home in accounts:
+        if uid in seen:
+            continue
+        seen.add(uid)
+        passwd.append(f"{name}:x:{uid}:{uid}:{name}:{home}:/bin/sh\n")
+        group.append(f"{name}:x:{uid}:\n")
+    write_tree(
+        etc,
+        {
+            "passwd": "".join(passwd).encode(),
+            "group": "".join(group).encode(),
+            "hosts": b"127.0.0.1\tlocalhost sandbox\n::1\tlocalhost\n",
+            "hostname": b"sandbox\n",
+        },
+    )
 
 
 def _signame(sig: int) -> str:
@@ -651,7 +935,12 @@ class LocalScoringHost(ScoringHost):
     def __init__(self, sandbox: LocalSandbox):
         self.sandbox = sandbox
         self.dir = sandbox._dir / "scoring"
-        self.dir.mkdir(exist_ok=True)
+        self.dir.mkdir(mode=0o700, exist_ok=True)
+        if sandbox.users is not None:
+            # Readable by the workers' uid, not by the agent's (whose commands, without a
+            # private view, could otherwise reach it by its host path).
+            os.chown(self.dir, 0, sandbox.users.scorer())
+            os.chmod(self.dir, 0o750)
         bw = sandbox.isolation == "bwrap"
         self.inside_dir = SCORING_INSIDE if bw else str(self.dir)
         self.python = sys.executable
@@ -715,11 +1004,15 @@ class LocalScoringHost(ScoringHost):
 _handlers_installed = False
 
 
-def _finalize(path: pathlib.Path, procs: set[_Process]) -> None:
+def _finalize(
+    path: pathlib.Path, procs: set[_Process], sandbox_users: users.SandboxUsers | None
+) -> None:
     for p in list(procs):
         p.kill()
     with contextlib.suppress(OSError):
         force_rmtree(path)
+    if sandbox_users is not None:
+        sandbox_users.release()
 
 
 def _close_all() -> None:

@@ -9,6 +9,7 @@ The reward is collective: the change in the number of the project's tests that p
 
 from swarm_envs.actions import ToolCall, tool_schemas
 from swarm_envs.config import EnvConfig, TimeModel
+from swarm_envs.outcome import AgentInfo, StepOutcome
 from swarm_envs.registration import env, parallel_env, raw_env, register_envs
 from swarm_envs.schedule import TimeCapSchedule
 from swarm_envs.task import Task, get_task, register_task, registered
@@ -16,8 +17,10 @@ from swarm_envs.task import Task, get_task, register_task, registered
 __version__ = "0.1.0"
 
 __all__ = [
+    "AgentInfo",
     "EnvConfig",
     "Task",
+    "StepOutcome",
     "TimeCapSchedule",
     "TimeModel",
     "ToolCall",

@@ -20,108 +20,43 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from swarm_envs.error import ActionError
+from swarm_envs.error import ActionError, close_matches, describe_invalid
+from swarm_envs.tools import (
+    TOOLS,
+    Done,
+    EditFile,
+    ListFiles,
+    Post,
+    ReadFile,
+    RunCommand,
+    RunTests,
+    SendMessage,
+    Subscribe,
+    ToolArgs,
+    Wait,
+    WriteFile,
+)
 
-_CHANNEL = r"^[a-z0-9][a-z0-9_-]{0,31}$"
-
-
-class _Args(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strict=True)
-
-
-class ListFiles(_Args):
-    """List the files of the project (recursively) under a directory."""
-
-    path: str = Field(default=".", description="directory relative to the project root")
-
-
-class ReadFile(_Args):
-    """Read a text file, optionally a range of lines (1-based, inclusive)."""
-
-    path: str = Field(description="file relative to the project root")
-    start_line: int | None = Field(default=None, ge=1, description="first line to show")
-    end_line: int | None = Field(default=None, ge=1, description="last line to show")
-
-
-class WriteFile(_Args):
-    """Create or overwrite a file with the given content."""
-
-    path: str = Field(description="file relative to the project root")
-    content: str = Field(description="the whole new content of the file")
-
-
-class EditFile(_Args):
-    """Replace one exact occurrence of `old` by `new` in a file.
-
-    `old` must occur exactly once: if the file changed since you read it, the edit
-    fails instead of overwriting someone else's work.
-    """
-
-    path: str = Field(description="file relative to the project root")
-    old: str = Field(min_length=1, description="exact text to replace (must match once)")
-    new: str = Field(description="replacement text")
-
-
-class RunTests(_Args):
-    """Run the project's tests: all of them, or a selection of files or test ids."""
-
-    selection: list[str] | None = Field(
-        default=None,
-        description="test files or node ids, e.g. ['tests/test_x.py', 'tests/test_y.py::test_z']",
-    )
-
-
-class RunCommand(_Args):
-    """Run a shell command in the project's sandbox (working directory: project root)."""
-
-    command: str = Field(min_length=1, description="shell command line")
-
-
-class SendMessage(_Args):
-    """Send a direct message to one teammate."""
-
-    to: str = Field(description="recipient agent name, e.g. 'agent_3'")
-    text: str = Field(min_length=1, description="message text")
-
-
-class Post(_Args):
-    """Post a message to a public channel; every subscriber receives it."""
-
-    channel: str = Field(default="general", pattern=_CHANNEL, description="channel name")
-    text: str = Field(min_length=1, description="message text")
-
-
-class Subscribe(_Args):
-    """Subscribe to a public channel (everyone starts in 'general')."""
-
-    channel: str = Field(pattern=_CHANNEL, description="channel name")
-
-
-class Wait(_Args):
-    """Wait until a message arrives or `seconds` pass (no `seconds`: until a message)."""
-
-    seconds: float | None = Field(default=None, gt=0, description="longest wait, in seconds")
-
-
-class Done(_Args):
-    """Say that you are finished; the episode ends when every agent is done."""
-
-    summary: str = Field(default="", description="optional note for the team")
-
-
-TOOLS: dict[str, type[_Args]] = {
-    "list_files": ListFiles,
-    "read_file": ReadFile,
-    "write_file": WriteFile,
-    "edit_file": EditFile,
-    "run_tests": RunTests,
-    "run_command": RunCommand,
-    "send_message": SendMessage,
-    "post": Post,
-    "subscribe": Subscribe,
-    "wait": Wait,
-    "done": Done,
-}
+__all__ = [
+    "TOOLS",
+    "Done",
+    "EditFile",
+    "ListFiles",
+    "Post",
+    "ReadFile",
+    "RunCommand",
+    "RunTests",
+    "SendMessage",
+    "Subscribe",
+    "ToolArgs",
+    "ToolCall",
+    "Usage",
+    "Wait",
+    "WriteFile",
+    "estimate_tokens",
+    "parse_action",
+    "tool_schemas",
+]
 
 
 class Usage(BaseModel):
@@ -147,8 +82,8 @@ class ToolCall(BaseModel):
 def tool_schemas() -> list[dict[str, Any]]:
     """The tools in the OpenAI function-calling shape, ready for a chat-completions call."""
     out = []
-    for name, model in TOOLS.items():
-        schema = model.model_json_schema()
+    for tool in TOOLS.values():
+        schema = tool.args.model_json_schema()
         schema.pop("title", None)
         schema.pop("description", None)
         for prop in schema.get("properties", {}).values():
@@ -158,8 +93,8 @@ def tool_schemas() -> list[dict[str, Any]]:
             {
                 "type": "function",
                 "function": {
-                    "name": name,
-                    "description": " ".join((model.__doc__ or "").split()),
+                    "name": tool.name,
+                    "description": tool.description,
                     "parameters": schema,
                 },
             }
@@ -176,7 +111,7 @@ _EXPECTED = 'expected a tool call like {"name": "read_file", "arguments": {"path
 
 def parse_action(
     action: object, *, max_chars: int = 200_000
-) -> tuple[str, _Args, Usage | None, int]:
+) -> tuple[str, ToolArgs, Usage | None, int]:
     """Parse an action into (tool name, validated arguments, usage, text length).
 
     Raises:
@@ -217,7 +152,7 @@ def parse_action(
     if not isinstance(name, str):
         raise ActionError(f"action has no tool 'name'; tools: {_tool_list()}; {_EXPECTED}")
     if name not in TOOLS:
-        hint = [t for t in TOOLS if t.startswith(name[:4])] if name else []
+        hint = close_matches(name, TOOLS, n=1) or [t for t in TOOLS if name and t.startswith(name)]
         extra = f" (did you mean {hint[0]!r}?)" if hint else ""
         raise ActionError(f"unknown tool {name!r}{extra}; tools: {_tool_list()}")
     args = data.get("arguments", {})
@@ -239,14 +174,16 @@ def parse_action(
         try:
             usage = Usage.model_validate(data["usage"])
         except ValidationError as e:
-            raise ActionError(f"{name}: bad 'usage': {_first_error(e)}") from None
+            raise ActionError(f"{name}: bad 'usage': {describe_invalid(e)}") from None
     content = data.get("content") or ""
     if not isinstance(content, str):
         raise ActionError(f"{name}: 'content' must be a string")
+    model = TOOLS[name].args
     try:
-        parsed = TOOLS[name].model_validate(args)
+        parsed = model.model_validate(args)
     except ValidationError as e:
-        raise ActionError(f"{name}: {_describe(e, TOOLS[name])}") from None
+        problems = describe_invalid(e, noun="argument", show_values=False)
+        raise ActionError(f"{name}: {problems} (expected arguments: {_signature(model)})") from None
     for field_name, value in parsed:
         for text in value if isinstance(value, list) else [value]:
             if isinstance(text, str) and not _encodable(text):
@@ -265,25 +202,10 @@ def _encodable(text: str) -> bool:
     return True
 
 
-def _first_error(e: ValidationError) -> str:
-    err = e.errors()[0]
-    return f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
-
-
-def _describe(e: ValidationError, model: type[_Args]) -> str:
-    problems = []
-    for err in e.errors():
-        field = ".".join(str(p) for p in err["loc"]) or "arguments"
-        if err["type"] == "missing":
-            problems.append(f"missing argument {field!r}")
-        elif err["type"] == "extra_forbidden":
-            problems.append(f"unknown argument {field!r}")
-        else:
-            problems.append(f"argument {field!r}: {err['msg']}")
+def _signature(model: type[ToolArgs]) -> str:
     required = [n for n, f in model.model_fields.items() if f.is_required()]
     optional = [n for n, f in model.model_fields.items() if not f.is_required()]
-    sig = ", ".join(required + [f"{n}?" for n in optional])
-    return "; ".join(problems) + f" (expected arguments: {sig or 'none'})"
+    return ", ".join(required + [f"{n}?" for n in optional]) or "none"
 
 
 def estimate_tokens(chars: int) -> int:

@@ -5,12 +5,38 @@ next observation at or after that time. Each recipient has its own FIFO inbox: s
 messages are sent in time order and the latency is constant, FIFO order is delivery
 order, so routing a direct message costs O(1) whatever the number of agents, and a
 channel post costs O(subscribers).
+
+Agents are addressed by index inside and by name (`agent_<index>`) outside.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from typing import TypedDict
+
+
+def agent_name(index: int) -> str:
+    """The name of agent `index`: `agent_<index>`."""
+    return f"agent_{index}"
+
+
+def agent_names(n: int) -> list[str]:
+    """The agent names of a swarm of `n`: agent_0 .. agent_{n-1}."""
+    return [agent_name(i) for i in range(n)]
+
+
+def agent_range(n: int) -> str:
+    """The names of a swarm of `n` in words, for messages: `agent_0 .. agent_3`."""
+    return f"{agent_name(0)} .. {agent_name(n - 1)}"
+
+
+#: one delivered message in `AgentInfo.messages`; `from` is the sender's name, `channel`
+#: None for a direct message
+MessageInfo = TypedDict(
+    "MessageInfo",
+    {"sent_at": float, "deliver_at": float, "from": str, "channel": "str | None", "text": str},
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +50,8 @@ class Message:
     text: str
     channel: str | None = None  # None for a direct message
 
-    def to_dict(self, names: list[str]) -> dict:
+    def to_dict(self, names: list[str]) -> MessageInfo:
+        """The message as agents see it in their infos (sender by name)."""
         return {
             "sent_at": self.sent_at,
             "deliver_at": self.deliver_at,
@@ -45,6 +72,7 @@ class PostOffice:
         self.sent = 0
 
     def send(self, now: float, sender: int, recipient: int, text: str) -> Message:
+        """Queue a direct message, delivered at `now + latency`."""
         msg = Message(now, now + self.latency, sender, recipient, text)
         self.inboxes[recipient].append(msg)
         self.sent += 1
@@ -71,6 +99,7 @@ class PostOffice:
         return True
 
     def subscriptions(self, agent: int) -> list[str]:
+        """The channels `agent` is subscribed to, sorted."""
         return sorted(self._subscribed[agent])
 
     def collect(self, agent: int, now: float) -> list[Message]:

@@ -46,10 +46,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     from swarm_envs.scoring import collect_test_ids
     from swarm_envs.task import get_task, registered
 
-    order = {suite: i for i, suite in enumerate(SUITES)}
     tasks = sorted(
         (get_task(t) for t in registered()),
-        key=lambda t: (order[t.manifest.suite], t.id),
+        key=lambda t: (SUITES.index(t.manifest.suite), t.id),
     )
     tasks = [t for t in tasks if not args.suite or t.manifest.suite == args.suite]
     table = Table(title="swarm-envs tasks")
@@ -155,7 +154,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         episodes = summarize(args.file)
     except FileNotFoundError:
         raise Error(f"no such recording: {args.file}") from None
-    except (ValueError, KeyError) as e:
+    except (UnicodeDecodeError, IsADirectoryError) as e:
         raise Error(f"{args.file} is not a swarm-envs recording: {e}") from None
     if not episodes:
         raise Error(f"{args.file} holds no episode")
@@ -453,7 +452,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (Error, ValueError) as e:
+    except Error as e:
         print(f"swarm-envs {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

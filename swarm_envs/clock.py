@@ -30,6 +30,7 @@ class Clock:
         heapq.heappush(self._heap, (at, agent, self._generation[agent]))
 
     def cancel(self, agent: int) -> None:
+        """Drop `agent`'s pending completion (it waits for a message, or was woken)."""
         self._generation[agent] += 1
         self.due[agent] = None
 
@@ -64,6 +65,7 @@ class Clock:
         return agents  # heap order at equal time is agent index order
 
     def advance_to(self, t: float) -> None:
+        """Move the clock to `t` (never backwards), completing nothing."""
         if t < self.now:
             raise ValueError(f"time cannot go backwards ({t} < {self.now})")
         self.now = t

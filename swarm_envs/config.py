@@ -2,43 +2,18 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from swarm_envs.error import ConfigError
-
-TOOL_NAMES = (
-    "list_files",
-    "read_file",
-    "write_file",
-    "edit_file",
-    "run_tests",
-    "run_command",
-    "send_message",
-    "post",
-    "subscribe",
-    "wait",
-    "done",
-)
+from swarm_envs.error import ConfigError, describe_invalid
+from swarm_envs.tools import TOOLS
 
 
 def _default_tool_seconds() -> dict[str, float]:
     # Modelled durations of the tools themselves (thinking time is separate).
-    # run_tests is absent: it takes the task's modelled suite duration, scaled by
-    # the fraction of the suite selected.
-    return {
-        "list_files": 0.5,
-        "read_file": 0.5,
-        "write_file": 0.5,
-        "edit_file": 0.5,
-        "run_command": 3.0,
-        "send_message": 0.2,
-        "post": 0.2,
-        "subscribe": 0.1,
-        "wait": 0.0,
-        "done": 0.0,
-    }
+    return {name: tool.cost_s for name, tool in TOOLS.items()}
 
 
 class _Model(BaseModel):
@@ -76,9 +51,9 @@ class TimeModel(_Model):
     @field_validator("tool_s")
     @classmethod
     def _tools(cls, v: dict[str, float]) -> dict[str, float]:
-        unknown = sorted(set(v) - set(TOOL_NAMES) - {"run_tests"})
+        unknown = sorted(set(v) - set(TOOLS))
         if unknown:
-            raise ValueError(f"unknown tools {unknown}; allowed: {list(TOOL_NAMES)}")
+            raise ValueError(f"unknown tools {unknown}; allowed: {list(TOOLS)}")
         bad = {k: x for k, x in v.items() if not x >= 0}
         if bad:
             raise ValueError(f"durations must be >= 0, got {bad}")
@@ -99,7 +74,8 @@ class EnvConfig(_Model):
     )
     time: TimeModel = Field(default_factory=TimeModel)
     time_cap_s: float = Field(
-        default=3600.0, gt=0, description="virtual seconds before the episode is truncated"
+        default=3600.0,
+        description="virtual seconds before the episode is truncated (math.inf: no cap)",
     )
     token_budget: int | None = Field(
         default=None,
@@ -128,6 +104,14 @@ class EnvConfig(_Model):
         default=3, ge=1, description="consecutive 'no verdict' scorings before ending cleanly"
     )
 
+    @field_validator("time_cap_s", mode="before")
+    @classmethod
+    def _time_cap(cls, v: object) -> float:
+        try:
+            return check_time_cap(v, "time_cap_s")
+        except ConfigError as e:  # pydantic reports it with the field and the value
+            raise ValueError(str(e).split(": ", 1)[1]) from None
+
     @classmethod
     def build(cls, **kwargs: object) -> EnvConfig:
         """Validate keyword arguments, raising `ConfigError` that names the field."""
@@ -137,15 +121,24 @@ class EnvConfig(_Model):
             raise ConfigError(_explain(e)) from None
 
 
+def check_time_cap(value: object, name: str = "time_cap") -> float:
+    """A time cap in virtual seconds: a positive number, `math.inf` for no cap.
+
+    The same rule as `EnvConfig.time_cap_s`, for the caps given to `reset` and
+    `set_time_cap`.
+
+    Raises:
+        ConfigError: naming `name` and the value.
+    """
+    if not isinstance(value, bool) and isinstance(value, numbers.Real):
+        seconds = float(value)
+        if seconds > 0:
+            return seconds
+    raise ConfigError(
+        f"{name}={value!r}: expected a positive number of virtual seconds (math.inf: no cap)"
+    )
+
+
 def _explain(e: ValidationError) -> str:
-    parts = []
-    for err in e.errors():
-        field = ".".join(str(p) for p in err["loc"]) or "(config)"
-        value = err.get("input")
-        msg = err["msg"]
-        if err["type"] == "extra_forbidden":
-            msg = f"unknown option; allowed options: {sorted(EnvConfig.model_fields)}"
-            if field.startswith("time."):
-                msg = f"unknown option; allowed: {sorted(TimeModel.model_fields)}"
-        parts.append(f"{field}={value!r}: {msg}")
-    return "invalid configuration: " + "; ".join(parts)
+    allowed = {"": EnvConfig.model_fields, "time": TimeModel.model_fields}
+    return "invalid configuration: " + describe_invalid(e, noun="option", allowed=allowed)

@@ -1,8 +1,8 @@
 """The simulation behind every API: one episode of a swarm on one task.
 
 `Episode` owns the virtual clock, the workspace, the sandbox, the scorer and the
-post office. The PettingZoo parallel env, the AEC env and the Gymnasium env are
-thin facades over it. Data flows one way:
+post office, and `Episode.step` is the whole step protocol: the PettingZoo parallel
+env, the AEC env and the Gymnasium env translate their APIs to it. Data flows one way:
 
     submit (parse, cost, schedule) -> advance (apply in completion order)
         -> rescore (reward) -> observe (text + structured info)
@@ -18,31 +18,36 @@ from __future__ import annotations
 import logging
 import math
 import time as wallclock
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, cast
 
 import numpy as np
 
 from swarm_envs import actions as A
-from swarm_envs.channels import Message, PostOffice
+from swarm_envs import observation
+from swarm_envs.channels import MessageInfo, PostOffice, agent_names
 from swarm_envs.clock import Clock
-from swarm_envs.config import EnvConfig
-from swarm_envs.error import ActionError, ConfigError, ScoringError
-from swarm_envs.recording import Recorder
+from swarm_envs.config import EnvConfig, check_time_cap
+from swarm_envs.error import ActionError, ResetNeeded, ScoringError
+from swarm_envs.outcome import END_KIND, AgentInfo, EndKind, EndReason, StepOutcome
+from swarm_envs.recording import (
+    ActionEvent,
+    EffectEvent,
+    EndEvent,
+    EpisodeHeader,
+    Recorder,
+    StepEvent,
+)
 from swarm_envs.sandboxes import Sandbox, make_sandbox
 from swarm_envs.scoring import Scorer, TestReport, make_scorer, select_tests
 from swarm_envs.spaces import Observation
-from swarm_envs.task import Task
+from swarm_envs.task import Task, task_roots
+from swarm_envs.tools import TOOLS, Wait
 from swarm_envs.workspace import Workspace
 
 logger = logging.getLogger("swarm_envs")
-TRUNCATED_MARK = "\n[... truncated {n} characters ...]\n"
-
-
-def agent_names(n: int) -> list[str]:
-    """The agent names of a swarm of `n`: agent_0 .. agent_{n-1}."""
-    return [f"agent_{i}" for i in range(n)]
+DONE_AGAIN = "you already said done; your actions are no longer accepted"
 
 
 @dataclass
@@ -68,120 +73,190 @@ class AgentState:
     error: str | None = None
     last_tool: str | None = None
     obs: str = ""
-    info: dict = field(default_factory=dict)
+    info: AgentInfo = field(default_factory=lambda: cast(AgentInfo, {}))
     prompt_chars: int = 0  # observation text not yet "read" by an action (input tokens)
     tokens: int = 0
     actions: int = 0
-    messages: list[dict] = field(default_factory=list)
+    messages: list[MessageInfo] = field(default_factory=list)
     team: str | None = None  # the status line's team part, built once
 
 
-def _cap(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    marker = TRUNCATED_MARK.format(n=len(text) - limit)
-    keep = max(limit - len(marker), 0)
-    head = keep * 2 // 3
-    return text[:head] + marker + text[len(text) - (keep - head) :]
-
-
-def format_report(report: TestReport, max_failures: int = 10) -> str:
-    """A run_tests result: one summary line, then the first failures."""
-    if report.verdict != "ok":
-        return f"tests could not be run: {report.error or 'no verdict'}"
-    failed = [t for t, ok in report.per_test.items() if not ok]
-    lines = [f"{report.passed} passed, {len(failed)} failed (of {report.total} selected)"]
-    for t in failed[:max_failures]:
-        detail = report.failures.get(t, "").strip()
-        lines.append(
-            f"FAILED {t}" + (f"\n    {detail.replace(chr(10), chr(10) + '    ')}" if detail else "")
-        )
-    if len(failed) > max_failures:
-        lines.append(f"[... {len(failed) - max_failures} more failures]")
-    return "\n".join(lines)
-
-
 class Episode:
-    """One episode: clock, agents, workspace, messages, scoring."""
+    """One episode: clock, agents, workspace, messages, scoring.
+
+    Every attribute exists from construction; until the first `reset()` the episode
+    is not started (`started` is False) and `step` raises `ResetNeeded`.
+    """
 
     def __init__(self, task: Task, config: EnvConfig):
         self.task = task
         self.config = config
         self.names = agent_names(config.num_agents)
         self._index = {name: i for i, name in enumerate(self.names)}
-        self.time_cap = config.time_cap_s
+        self._default_cap = config.time_cap_s
         self.sandbox: Sandbox | None = None
         self.scorer: Scorer | None = None
+        self._workspace: Workspace | None = None
         self.recorder = Recorder(config.record_path) if config.record_path else None
-        self.np_random = np.random.default_rng(config.seed)
         self._test_ids: list[str] | None = None
+        self.started = False
+        self._new_state(config.seed, self._default_cap)
 
-    # ------------------------------------------------------------------ lifecycle
-
-    def reset(self, seed: int | None = None, time_cap: float | None = None) -> None:
-        self.close_sandbox()
-        if time_cap is not None:
-            if not (isinstance(time_cap, int | float) and time_cap > 0 and math.isfinite(time_cap)):
-                raise ConfigError(f"time_cap={time_cap!r}: expected a positive number of seconds")
-        self.time_cap = float(time_cap) if time_cap is not None else self.config.time_cap_s
+    def _new_state(self, seed: int | None, time_cap: float) -> None:
+        n = self.config.num_agents
         self.seed = seed
         self.np_random = np.random.default_rng(seed)
-        n = self.config.num_agents
+        self.time_cap = time_cap
         self.clock = Clock(n)
         self.post = PostOffice(n, self.config.time.message_latency_s)
         self.agents = [AgentState(i, name) for i, name in enumerate(self.names)]
         self.ready: set[int] = set(range(n))  # agents that may act now
         self.completed: list[int] = []  # agents whose action completed during this step
         self.tokens = 0
-        self.ended: str | None = None  # "terminated" or "truncated"
-        self.end_reason: str | None = None
+        self.done_count = 0  # agents that said done
+        self.ended: EndKind | None = None
+        self.end_reason: EndReason | None = None
         self.scorer_failures = 0
         self.dirty = False
-        self.verdict = "ok"
-        self.sandbox = make_sandbox(self.config.sandbox)
+        self.verdict: Literal["ok", "no_verdict"] = "ok"
+        self.verdict_error: str | None = None  # the scorer's reason for "no_verdict"
+        self.passed = 0
+        self.per_test: dict[str, bool] = {}
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def set_time_cap(self, seconds: float) -> None:
+        """Set the time cap of every later episode (a `reset` option still overrides it once).
+
+        The running episode keeps its cap; vector environments that reset on their own
+        pick the new one up at their next reset.
+        """
+        self._default_cap = check_time_cap(seconds, "time_cap")
+
+    def reset(self, seed: int | None = None, time_cap: float | None = None) -> None:
+        """Start a new episode: a fresh sandbox with the task's starting state, scored."""
+        cap = self._default_cap if time_cap is None else check_time_cap(time_cap, "time_cap")
+        self.close_sandbox()
+        self.started = False
+        self._new_state(seed, cap)
+        # Solutions and canonical tests of every known task stay out of the sandbox's view.
+        self.sandbox = make_sandbox(self.config.sandbox, hide=[*task_roots(), self.task.root])
         self.task.materialize(self.sandbox.root)
-        self.workspace = Workspace(self.sandbox.root, self.task.is_protected)
+        self._workspace = Workspace(self.sandbox.root, self.task.is_protected)
         self.scorer = make_scorer(self.task, self.sandbox, kind=self.config.scorer)
         if self._test_ids is None:
             self._test_ids = self.scorer.test_ids()
         report = self._score()
         if report is None:
-            raise ScoringError("the scorer gave no verdict on the starting state")
+            raise ScoringError(
+                f"the scorer gave no verdict on the starting state of {self.task.id}: "
+                f"{self.verdict_error}"
+            )
         self.passed = report.passed
         self.per_test = dict(report.per_test)
         if self.recorder:
-            self.recorder.begin(self)
-        intro = self._intro()
+            self.recorder.begin(
+                EpisodeHeader(
+                    task=self.task.id,
+                    seed=seed,
+                    time_cap=cap,
+                    agents=self.names,
+                    tests_total=self.tests_total,
+                    tests_passed=self.passed,
+                    config=self.config.model_dump(mode="json"),
+                )
+            )
+        m = self.task.manifest
+        intro = observation.intro(self.task.id, m.description, len(self.agents), list(TOOLS))
         protections = dict(self.sandbox.protections)
         for st in self.agents:
             st.result = intro
             self._observe(st)
             st.info["sandbox"] = {"backend": self.config.sandbox, "protections": protections}
+        self.started = True
 
     def close_sandbox(self) -> None:
+        """Stop the scorer and release the sandbox of the current episode (twice-safe)."""
         if self.scorer is not None:
             self.scorer.close()
             self.scorer = None
         if self.sandbox is not None:
             self.sandbox.close()
             self.sandbox = None
+        self._workspace = None
 
     def close(self) -> None:
+        """Release everything the episode holds: sandbox, scorer, recording."""
         self.close_sandbox()
         if self.recorder:
             self.recorder.close()
 
     @property
     def now(self) -> float:
+        """The current virtual time, in seconds."""
         return self.clock.now
 
     @property
     def tests_total(self) -> int:
+        """The number of canonical tests of the task."""
         return len(self._test_ids or ())
 
-    # ------------------------------------------------------------------ submit
+    # ------------------------------------------------------------------ step
 
-    def submit(self, i: int, action: object) -> None:
+    def step(self, submissions: Mapping[int, object]) -> StepOutcome:
+        """One step of the protocol: the same for every API form.
+
+        1. Each submitted action of a ready agent is parsed, costed and scheduled; an
+           agent that said `done` gets an error observation; busy agents are ignored.
+        2. Completions are applied in time order until some agent is ready or the
+           episode ends; the workspace is scored after each batch of effects.
+        3. Budgets are checked (token budget, all done, time cap).
+        4. Agents still busy get a cheap info update; agents whose action completed
+           (every agent, when the episode ended) get their new observation.
+        5. The step is recorded.
+
+        Args:
+            submissions: agent index -> action (any form `parse_action` accepts).
+
+        Raises:
+            ResetNeeded: the episode has not started or has already ended.
+        """
+        if not self.started:
+            raise ResetNeeded("step() before reset(): call reset() first")
+        if self.ended:
+            raise ResetNeeded(
+                f"step() on a finished episode ({self.ended}: {self.end_reason}); "
+                "call reset() first"
+            )
+        refused: list[int] = []
+        acted: list[int] = []
+        for i, action in submissions.items():
+            st = self.agents[i]
+            if st.done:
+                self._refuse(i, DONE_AGAIN)
+                refused.append(i)
+            elif i in self.ready:
+                self._submit(i, action)
+                acted.append(i)
+        if self.ready:  # time stands still until every ready agent has acted
+            reward = 0.0
+            self._check_budgets()
+        else:
+            reward = self._advance_until_ready()  # checks the budgets after each batch
+        if self.ended:
+            self._observe_all()
+            everyone = range(len(self.agents))
+            self._record_step(reward, everyone)
+            return StepOutcome(reward, everyone, self.ended, self.end_reason)
+        # Disjoint: refused agents act no more, busy ones have not completed.
+        busy = [i for i in acted if self.agents[i].pending is not None]
+        for i in busy:
+            self._mark_busy(i)
+        observed = self._observe_changed()
+        self._record_step(reward, observed)
+        return StepOutcome(reward, [*refused, *busy, *observed])
+
+    def _submit(self, i: int, action: object) -> None:
         """Parse, cost and schedule agent `i`'s action (the agent must be ready)."""
         st = self.agents[i]
         now = self.clock.now
@@ -212,8 +287,17 @@ class Episode:
         st.waiting = False
         st.pending = _Pending(tool, args, now, start_tool, error)
         if self.recorder:
-            self.recorder.action(now, st.name, action, tool, out_tok, in_tok)
-        if error is None and tool == "wait":
+            self.recorder.write(
+                ActionEvent(
+                    t=now,
+                    agent=st.name,
+                    tool=tool,
+                    action=action,
+                    output_tokens=out_tok,
+                    input_tokens=in_tok,
+                )
+            )
+        if error is None and isinstance(args, Wait):
             self._schedule_wait(st, start_tool, args.seconds)
             return
         duration = 0.0 if error or cfg.measured else self._tool_seconds(tool, args)
@@ -242,7 +326,7 @@ class Episode:
         else:
             self.clock.schedule(st.index, until)
 
-    def refuse(self, i: int, reason: str) -> None:
+    def _refuse(self, i: int, reason: str) -> None:
         """An action from an agent that may not act (e.g. it said done): error, no cost."""
         st = self.agents[i]
         st.result = None
@@ -251,7 +335,7 @@ class Episode:
 
     # ------------------------------------------------------------------ advance
 
-    def advance(self) -> list[int]:
+    def _advance(self) -> list[int]:
         """Event mode: apply the next batch of completions; return the agents that completed.
 
         Time stands still while some agent is ready but has not acted: every ready
@@ -265,13 +349,13 @@ class Episode:
                 # Nothing completes before the cap: untimed waits, or actions past it.
                 self._truncate_at_cap()
             else:
-                self._end("terminated", "all_done")
+                self._end("all_done")
             return []
         for i in due:
             self._complete(i)
         return due
 
-    def advance_round(self) -> None:
+    def _advance_round(self) -> None:
         """Round mode: apply every pending action; the step lasts until the slowest one."""
         if self.ready:
             return  # a ready agent has not acted yet: the round has not started
@@ -297,7 +381,7 @@ class Episode:
                     self.clock.cancel(st.index)
                     self._complete(st.index)
 
-    def advance_until_ready(self) -> float:
+    def _advance_until_ready(self) -> float:
         """Apply completions until some agent is ready or the episode ends; returns the reward.
 
         Event mode moves to the next completion, and on when it left nobody ready (an
@@ -307,16 +391,21 @@ class Episode:
         reward = 0.0
         while not self.ready and not self.ended:
             if self.config.sync == "event":
-                self.advance()
+                self._advance()
             else:
-                self.advance_round()
-            reward += self.rescore()
-            self.check_budgets()
+                self._advance_round()
+            reward += self._rescore()
+            self._check_budgets()
         return reward
 
     def _truncate_at_cap(self) -> None:
+        # Nothing completes before the cap: time jumps to it. Under an infinite cap
+        # nothing ever will (everyone waits for a message nobody sends): stalled.
+        if math.isinf(self.time_cap):
+            self._end("stalled")
+            return
         self.clock.advance_to(max(self.clock.now, self.time_cap))
-        self._end("truncated", "time_cap")
+        self._end("time_cap")
 
     def _complete(self, i: int) -> None:
         st = self.agents[i]
@@ -342,11 +431,18 @@ class Episode:
                 p.applied = True
                 self.clock.schedule(i, now + (wallclock.perf_counter() - t0))
                 if self.recorder:
-                    self.recorder.effect(now, st.name, p.tool, st.result, st.error)
+                    self._record_effect(st, p.tool)
                 return
         if self.recorder:
-            self.recorder.effect(now, st.name, p.tool, st.result, st.error)
+            self._record_effect(st, p.tool)
         self._finish(st, p)
+
+    def _record_effect(self, st: AgentState, tool: str) -> None:
+        assert self.recorder is not None
+        event = EffectEvent(
+            t=self.clock.now, agent=st.name, tool=tool, result=st.result, error=st.error
+        )
+        self.recorder.write(event)
 
     def _finish(self, st: AgentState, p: _Pending) -> None:
         # A message from an agent completing at the same instant may have scheduled a
@@ -358,109 +454,99 @@ class Episode:
         self.completed.append(st.index)
         if p.tool == "done" and p.error is None and st.error is None:
             st.done = True
+            self.done_count += 1
         else:
             self.ready.add(st.index)
 
     # ------------------------------------------------------------------ tools
 
     def _apply(self, st: AgentState, tool: str, args: Any) -> str:
-        ws, now = self.workspace, self.clock.now
-        if tool == "list_files":
-            return ws.list_files(args.path)
-        if tool == "read_file":
-            return ws.read_file(args.path, args.start_line, args.end_line)
-        if tool == "write_file":
-            out = ws.write_file(args.path, args.content)
+        spec = TOOLS[tool]
+        out = spec.handler(self, st.index, args)
+        if spec.writes:
             self.dirty = True
-            return out
-        if tool == "edit_file":
-            out = ws.edit_file(args.path, args.old, args.new)
-            self.dirty = True
-            return out
-        if tool == "run_tests":
-            if args.selection and not self._select(args.selection):
-                raise ActionError(
-                    f"run_tests: no test matches {args.selection}; use test files like "
-                    "'tests/test_x.py' or ids like 'tests/test_x.py::test_y'"
-                )
-            report = self.scorer.evaluate(args.selection)
-            return format_report(report)
-        if tool == "run_command":
-            assert self.sandbox is not None
-            res = self.sandbox.run(args.command)
-            self.dirty = True
-            status = (
-                "timed out and was killed"
-                if res.timed_out
-                else f"exit code {res.returncode}"
-                if res.returncode is not None
-                else "killed"
-            )
-            return f"$ {args.command}\n{res.output}\n[{status}]"
-        if tool == "send_message":
-            j = self._index.get(args.to)
-            if j is None:
-                raise ActionError(
-                    f"send_message: unknown agent {args.to!r}; agents are agent_0 .. "
-                    f"agent_{len(self.agents) - 1}"
-                )
-            if j == st.index:
-                raise ActionError("send_message: you cannot message yourself")
-            msg = self.post.send(now, st.index, j, args.text)
-            self._wake(j, msg.deliver_at)
-            return f"message sent to {args.to} (delivered at t={msg.deliver_at:.1f}s)"
-        if tool == "post":
-            recipients = self.post.post(now, st.index, args.channel, args.text)
-            at = now + self.post.latency
-            for j in recipients:
-                self._wake(j, at)
-            if args.channel not in self.post.subscriptions(st.index):
-                note = " (you are not subscribed to it)"
-            else:
-                note = ""
-            return f"posted to #{args.channel}{note}: {len(recipients)} recipients"
-        if tool == "subscribe":
-            new = self.post.subscribe(st.index, args.channel)
-            subs = ", ".join("#" + c for c in self.post.subscriptions(st.index))
-            verb = "subscribed to" if new else "already subscribed to"
-            return f"{verb} #{args.channel}; your channels: {subs}"
-        if tool == "wait":
-            return "waited"
-        if tool == "done":
-            return "you are done; the episode ends when every agent is done"
-        raise AssertionError(tool)
+        return out
 
-    def _wake(self, j: int, at: float) -> None:
-        """A message to agent j arrives at `at`: a waiting agent wakes then."""
-        st = self.agents[j]
+    # The `ToolContext` the handlers use (see swarm_envs.tools).
+
+    @property
+    def workspace(self) -> Workspace:
+        """The shared project files of the running episode."""
+        if self._workspace is None:
+            raise ResetNeeded("the episode has no workspace before reset()")
+        return self._workspace
+
+    @property
+    def num_agents(self) -> int:
+        """The size of the swarm."""
+        return len(self.agents)
+
+    def agent_index(self, name: str) -> int | None:
+        """The index of the agent called `name` (exactly), or None."""
+        return self._index.get(name)
+
+    def run_tests(self, selection: list[str] | None) -> str:
+        """The `run_tests` tool: score a selection of the canonical tests, as text."""
+        if selection and not self._select(selection):
+            raise ActionError(
+                f"run_tests: no test matches {selection}; use test files like "
+                "'tests/test_x.py' or ids like 'tests/test_x.py::test_y'"
+            )
+        return observation.format_report(self._scorer().evaluate(selection))
+
+    def run_command(self, command: str) -> str:
+        """The `run_command` tool: run `command` in the sandbox, as text."""
+        res = self._sandbox().run(command)
+        if res.timed_out:
+            status = "timed out and was killed"
+        elif res.returncode is not None:
+            status = f"exit code {res.returncode}"
+        else:
+            status = "killed"
+        return f"$ {command}\n{res.output}\n[{status}]"
+
+    def wake(self, agent: int, at: float) -> None:
+        """A message to `agent` arrives at `at`: a waiting agent wakes then."""
+        st = self.agents[agent]
         if not st.waiting or st.pending is None:
             return
         at = max(at, st.pending.think_end)
-        due = self.clock.due[j]
+        due = self.clock.due[agent]
         if due is None or at < due:
-            self.clock.schedule(j, at)
+            self.clock.schedule(agent, at)
+
+    def _scorer(self) -> Scorer:
+        if self.scorer is None:
+            raise ResetNeeded("the episode has no scorer before reset()")
+        return self.scorer
+
+    def _sandbox(self) -> Sandbox:
+        if self.sandbox is None:
+            raise ResetNeeded("the episode has no sandbox before reset()")
+        return self.sandbox
 
     # ------------------------------------------------------------------ scoring
 
     def _score(self) -> TestReport | None:
-        report = self.scorer.evaluate()
+        report = self._scorer().evaluate()
         if report.verdict != "ok":
             self.scorer_failures += 1
             self.verdict = "no_verdict"
+            self.verdict_error = report.error or "(the scorer gave no reason)"
             return None
         self.scorer_failures = 0
-        self.verdict = "ok"
+        self.verdict, self.verdict_error = "ok", None
         return report
 
-    def rescore(self) -> float:
+    def _rescore(self) -> float:
         """Score the workspace if it changed; returns the reward (change in passing tests)."""
         if not self.dirty:
-            self.verdict = "ok"
+            self.verdict, self.verdict_error = "ok", None
             return 0.0
         report = self._score()
         if report is None:
             if self.scorer_failures >= self.config.max_scorer_failures:
-                self._end("truncated", "scorer_failure")
+                self._end("scorer_failure")
             return 0.0  # "no verdict": keep the last known score, retry next step
         self.dirty = False
         reward = float(report.passed - self.passed)
@@ -468,91 +554,49 @@ class Episode:
         if report.per_test != self.per_test:  # the same count can hide other changes
             self.per_test = dict(report.per_test)
         if self.passed == self.tests_total and self.tests_total and not self.ended:
-            self._end("terminated", "all_tests_pass")
+            self._end("all_tests_pass")
         return reward
 
-    def check_budgets(self) -> None:
+    def _check_budgets(self) -> None:
         if self.ended:
             return
         budget = self.config.token_budget
         if budget is not None and self.tokens >= budget:
-            self._end("truncated", "token_budget")
-        elif all(st.done for st in self.agents):
-            self._end("terminated", "all_done")
+            self._end("token_budget")
+        elif self.done_count == len(self.agents):
+            self._end("all_done")
         elif self.clock.now >= self.time_cap and not self.ready:
-            self._end("truncated", "time_cap")
+            self._end("time_cap")
 
-    def _end(self, kind: str, reason: str) -> None:
+    def _end(self, reason: EndReason) -> None:
         if self.ended is None:
-            self.ended, self.end_reason = kind, reason
+            self.ended, self.end_reason = END_KIND[reason], reason
 
     # ------------------------------------------------------------------ observations
-
-    def _intro(self) -> str:
-        m = self.task.manifest
-        return (
-            f"Task {self.task.id}: {m.description.strip()}\n\n"
-            f"You are one of {len(self.agents)} agents working on the same project at the "
-            "same time; the team's reward is the number of tests that pass. Files, tests "
-            "and commands are shared. Talk with send_message (to one agent) and post (to a "
-            "channel; everyone is in #general). Act with one tool call per action: "
-            + ", ".join(A.TOOLS)
-            + "."
-        )
-
-    def _team(self, st: AgentState) -> str:
-        n = len(self.agents)
-        if n == 1:
-            return "you work alone"
-        if n <= 9:
-            return "teammates: " + ", ".join(name for name in self.names if name != st.name)
-        return f"teammates: {n - 1} others (agent_0 .. agent_{n - 1})"
 
     def status_line(self, st: AgentState) -> str:
         """The last line of every observation: time, score, who you are, your team."""
         if st.team is None:
-            st.team = self._team(st)
-        now = self.clock.now
-        left = self.time_cap - now if now < self.time_cap else 0.0
-        return (
-            f"[t={now:.1f}s, {left:.1f}s left | tests {self.passed}/{self.tests_total} "
-            f"passing | you are {st.name} | {st.team}]"
+            st.team = observation.team(self.names, st.name)
+        return observation.status_line(
+            self.clock.now, self.time_cap, self.passed, self.tests_total, st.name, st.team
         )
 
     def _observe(self, st: AgentState, ready: bool | None = None) -> None:
         """Build the agent's observation text and info at the current time."""
-        now = self.clock.now
-        msgs: list[Message] = self.post.collect(st.index, now)
+        msgs = self.post.collect(st.index, self.clock.now)
         limit = self.config.max_observation_chars
-        status = self.status_line(st)
         body = st.result if st.error is None else f"ERROR: {st.error}"
-        parts = []
-        msg_text = ""
-        if msgs:
-            msg_text = "--- messages ---\n" + "\n".join(
-                f"[t={m.deliver_at:.1f}s] "
-                + (f"#{m.channel} " if m.channel else "")
-                + f"{self.names[m.sender]}"
-                + (": " if m.channel else " -> you: ")
-                + m.text
-                for m in msgs
-            )
-            msg_text = _cap(msg_text, max(limit // 3, 256))
-        budget = limit - len(status) - len(msg_text) - 2
-        body = _cap(body, max(budget, 64)) if body else ""
-        if body:
-            parts.append(body)
-        if msg_text:
-            parts.append(msg_text)
-        parts.append(status)
-        st.obs = Observation(_cap("\n".join(parts), limit))
+        messages = observation.messages_text(msgs, self.names, max(limit // 3, 256)) if msgs else ""
+        text, shown = observation.compose(body, messages, self.status_line(st), limit)
+        st.obs = Observation(text)
         st.prompt_chars += len(st.obs)
         st.messages = [m.to_dict(self.names) for m in msgs]
-        st.info = self._info(st, ready if ready is not None else st.index in self.ready)
-        st.info["result"] = body if st.error is None else None
+        ready = ready if ready is not None else st.index in self.ready
+        st.info = self._info(st, ready, shown if st.error is None else None)
         st.result = st.error = None  # reported once
 
-    def _info(self, st: AgentState, ready: bool) -> dict:
+    def _info(self, st: AgentState, ready: bool, result: str | None) -> AgentInfo:
         return {
             "ready": ready,
             "time": self.clock.now,
@@ -561,6 +605,7 @@ class Episode:
             "tests_total": self.tests_total,
             "per_test": self.per_test,
             "verdict": self.verdict,
+            "verdict_error": self.verdict_error,
             "tool": st.last_tool,
             "error": st.error,
             "messages": st.messages,
@@ -569,9 +614,10 @@ class Episode:
             "done": st.done,
             "termination": self.end_reason if self.ended == "terminated" else None,
             "truncation": self.end_reason if self.ended == "truncated" else None,
+            "result": result,
         }
 
-    def observe_changed(self) -> list[int]:
+    def _observe_changed(self) -> list[int]:
         """Observe the agents whose action completed during the step; returns them.
 
         A ready agent that has not acted keeps its observation (and its undelivered
@@ -583,28 +629,37 @@ class Episode:
             self._observe(self.agents[i])
         return changed
 
-    def mark_busy(self, i: int) -> None:
+    def _mark_busy(self, i: int) -> None:
         """Cheap info update for an agent that just started an action."""
         st = self.agents[i]
-        info = dict(st.info)
+        info = st.info.copy()
         info["ready"] = False
         info["busy_until"] = self.clock.due[i]
         info["error"] = info["result"] = None
         info["messages"] = []  # already reported with the previous observation
         st.info = info
 
-    def record_step(self, reward: float, changed: Iterable[int]) -> None:
+    def _record_step(self, reward: float, changed: Iterable[int]) -> None:
         """Write the step (and the end, if it ended) to the recording, if any."""
         if self.recorder is None:
             return
         observations = {self.names[i]: self.agents[i].obs for i in changed}
-        self.recorder.step(self.clock.now, reward, self.passed, observations)
+        now = self.clock.now
+        self.recorder.write(
+            StepEvent(t=now, reward=reward, tests_passed=self.passed, observations=observations)
+        )
         if self.ended:
-            self.recorder.end(
-                self.clock.now, self.ended, self.end_reason or "", self.passed, self.tests_total
+            self.recorder.write(
+                EndEvent(
+                    t=now,
+                    kind=self.ended,
+                    reason=self.end_reason or "",
+                    tests_passed=self.passed,
+                    tests_total=self.tests_total,
+                )
             )
 
-    def observe_all(self) -> None:
+    def _observe_all(self) -> None:
         """Final observations when the episode ends (every agent, with the reason)."""
         self.completed = []
         for st in self.agents:

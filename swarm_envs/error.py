@@ -8,7 +8,10 @@ workspace) are never exceptions: they become error observations.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
+
+import gymnasium.error
 
 
 class Error(Exception):
@@ -24,20 +27,34 @@ class TaskError(Error):
 
 
 class UnknownTask(TaskError, KeyError):
-    """No registered task has this name."""
+    """No registered task has this name; suggests the closest names."""
 
     def __init__(self, name: str, known: Iterable[str]):
-        known = sorted(known)
-        hint = difflib.get_close_matches(name, known, n=3)
+        known = sorted(set(known))
+        hint = close_matches(name, known)
         msg = f"unknown task {name!r}"
         if hint:
             msg += f"; did you mean: {', '.join(hint)}?"
         msg += f" (run `swarm-envs list` to see all {len(known)} tasks)"
-        super().__init__(msg)
+        TaskError.__init__(self, msg)
         self.name = name
 
     def __str__(self) -> str:  # KeyError would otherwise quote the message
         return str(self.args[0])
+
+
+class VersionNotFound(UnknownTask):
+    """The task exists, but not in this version; lists the versions that do."""
+
+    def __init__(self, name: str, version: int, versions: Iterable[int]):
+        listed = ", ".join(f"{name}-v{v}" for v in sorted(versions))
+        TaskError.__init__(
+            self,
+            f"task {name!r} has no version {version}; it has {listed} "
+            f"(or use {name!r} for the latest)",
+        )
+        self.name = name
+        self.version = version
 
 
 class ManifestError(TaskError, ValueError):
@@ -68,5 +85,69 @@ class ScoringError(Error):
     """The scorer itself failed: the step has no verdict (never a silent zero)."""
 
 
+class ResetNeeded(Error, gymnasium.error.ResetNeeded):
+    """`step()` before the first `reset()`, or after the episode ended (every API form)."""
+
+
+class RecordingError(Error):
+    """A file is not a swarm-envs recording (names the file and the line)."""
+
+
 class ActionError(Error):
     """An agent's action is invalid. Caught by the environment and turned into an observation."""
+
+
+def close_matches(word: str, known: Iterable[str], n: int = 3) -> list[str]:
+    """The known names closest to `word` (for "did you mean ...?"), best first."""
+    return difflib.get_close_matches(word, list(known), n=n, cutoff=0.6)
+
+
+class _Invalid(Protocol):
+    def errors(self) -> Sequence[Mapping[str, Any]]: ...
+
+
+def describe_invalid(
+    error: _Invalid,
+    *,
+    noun: str = "field",
+    show_values: bool = True,
+    allowed: Mapping[str, Iterable[str]] | None = None,
+) -> str:
+    """A pydantic `ValidationError` in our words: which field, its value, what was wrong.
+
+    The one formatter behind configuration, manifest and action errors.
+
+    Args:
+        error: the `ValidationError`.
+        noun: what a field is called for the reader ("option", "argument", "field").
+        show_values: include the offending value (off where values can be huge).
+        allowed: the known field names per parent location ("" for the top level), listed
+            when a field is unknown.
+
+    Returns:
+        The problems, separated by "; ".
+    """
+    problems = []
+    for err in error.errors():
+        field = ".".join(str(p) for p in err["loc"])
+        kind = err["type"]
+        msg = err["msg"]
+        if kind == "value_error":  # our validators' own words, without pydantic's prefix
+            msg = str(err.get("ctx", {}).get("error", msg))
+        if not field:  # the whole object (a model validator, or not an object at all)
+            problems.append(msg)
+        elif kind == "missing":
+            problems.append(f"missing {noun} {field!r}")
+        elif kind == "extra_forbidden":
+            known = (allowed or {}).get(field.rpartition(".")[0])
+            hint = f"; allowed: {sorted(known)}" if known is not None else ""
+            problems.append(f"unknown {noun} {field!r}{hint}")
+        else:
+            value = f" = {_short_repr(err['input'])}" if show_values and "input" in err else ""
+            problems.append(f"{noun} {field!r}{value}: {msg}")
+    return "; ".join(problems)
+
+
+def _short_repr(value: object, limit: int = 120) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -114,9 +114,10 @@ class ProjectRunner:
     ):
         from swarm_envs.sandboxes import make_sandbox
         from swarm_envs.scoring import FastScorer, make_scorer
+        from swarm_envs.task import task_roots
 
         self.task = task
-        self.sandbox = make_sandbox(sandbox)
+        self.sandbox = make_sandbox(sandbox, hide=[*task_roots(), task.root])
         try:
             if scorer == "fast" and (workers or test_timeout_s):
                 self.scorer = FastScorer(

@@ -2,94 +2,19 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
-from gymnasium.spaces import Space
 from pettingzoo import ParallelEnv
 
-from swarm_envs.config import EnvConfig
-from swarm_envs.episode import Episode, agent_names
-from swarm_envs.error import Error
+from swarm_envs.error import ResetNeeded
+from swarm_envs.facade import AgentSpaces
+from swarm_envs.outcome import AgentInfo
 from swarm_envs.render import dashboard
-from swarm_envs.spaces import UnicodeText
-from swarm_envs.task import Task, get_task
-
-DONE_AGAIN = "you already said done; your actions are no longer accepted"
+from swarm_envs.task import Task
 
 
-class SwarmBase:
-    """What the parallel, AEC and Gymnasium forms share: config, task, spaces, render."""
-
-    metadata: dict[str, Any] = {
-        "name": "swarm_v0",
-        "render_modes": ["ansi", "human"],
-        "is_parallelizable": True,
-        "render_fps": 4,
-    }
-
-    def _setup(self, task: str | Task, config: dict[str, Any]) -> None:
-        self.config = EnvConfig.build(**config)
-        self.task = get_task(task)
-        m = self.task.manifest
-        self.metadata = {**type(self).metadata, "name": f"swarm_{m.name}_v{m.version}"}
-        self.render_mode = self.config.render_mode
-        self.possible_agents = agent_names(self.config.num_agents)
-        self._index = {a: i for i, a in enumerate(self.possible_agents)}
-        self._obs_space = UnicodeText(self.config.max_observation_chars)
-        self._act_space = UnicodeText(self.config.max_action_chars)
-        self._episode = Episode(self.task, self.config)
-        self.agents: list[str] = []
-
-    @functools.cache  # noqa: B019 - PettingZoo wants the same object back
-    def observation_space(self, agent: str) -> Space:
-        """Text observations: the tool result, new messages and a status line."""
-        return self._obs_space
-
-    @functools.cache  # noqa: B019
-    def action_space(self, agent: str) -> Space:
-        """Text actions: one tool call as JSON (dicts and `ToolCall` models are also accepted)."""
-        return self._act_space
-
-    def _reset_episode(self, seed: int | None, options: dict | None) -> None:
-        options = options or {}
-        seed = self.config.seed if seed is None else seed
-        self._episode.reset(seed=seed, time_cap=options.get("time_cap"))
-        self.np_random = self._episode.np_random
-
-    @property
-    def episode(self) -> Episode:
-        """The simulation behind the environment (clock, workspace, scorer, messages)."""
-        return self._episode
-
-    def render(self) -> str | None:
-        """`ansi`: return the dashboard; `human`: print it."""
-        if self.render_mode is None:
-            return None
-        if not hasattr(self._episode, "clock"):
-            return "swarm-envs: call reset() first"
-        text = dashboard(self._episode)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self) -> None:
-        """Release the sandbox (safe to call twice)."""
-        self._episode.close()
-
-    def _agent(self, name: str) -> int:
-        try:
-            return self._index[name]
-        except (KeyError, TypeError):
-            raise Error(
-                f"actions for unknown agent {name!r}; agents are {self.possible_agents[0]} .. "
-                f"{self.possible_agents[-1]}"
-            ) from None
-
-
-class SwarmParallelEnv(SwarmBase, ParallelEnv):
-    """A swarm of agents working on one software project, as a PettingZoo `ParallelEnv`.
+class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
+    r"""A swarm of agents working on one software project, as a PettingZoo `ParallelEnv`.
 
     ## Description
 
@@ -98,8 +23,9 @@ class SwarmParallelEnv(SwarmBase, ParallelEnv):
     virtual time (thinking tokens plus the tool's duration); effects apply in
     completion order. In `sync="event"` mode (default) `step` applies the given
     actions and advances to the next moment at which some agent is ready; the
-    agents that must act next have `infos[agent]["ready"] == True`, and actions of
-    busy agents are ignored. In `sync="round"` mode every step is a barrier.
+    agents that must act next have `infos[agent]["ready"] == True` (or see
+    `ready_agents`), and actions of busy agents are ignored. In `sync="round"` mode
+    every step is a barrier.
 
     ## Action Space
 
@@ -118,22 +44,50 @@ class SwarmParallelEnv(SwarmBase, ParallelEnv):
     Collective: every live agent receives the change in the number of the task's
     tests that pass in the shared workspace during the step.
 
+    ## Starting State
+
+    A fresh sandbox holding the task's starting state (every unit stubbed out, or the
+    task's `start/` folder), its README and its canonical tests, scored once. Every
+    agent is ready at t=0 and observes the task's description and the tools.
+
     ## Episode End
 
     Terminated when every test passes or every agent has said `done`. An agent that
     said `done` stays in `agents` (idle, never ready, still sharing the collective
     reward) until the episode ends; its later actions get an error observation.
-    Truncated at
-    the time cap (`time_cap_s`, or `reset(options={"time_cap": ...})`), at the token
-    budget, or after repeated scorer failures. `infos[agent]["termination"]` and
-    `["truncation"]` give the reason.
+    Truncated at the time cap (`time_cap_s`, `set_time_cap`, or
+    `reset(options={"time_cap": ...})`), at the token budget, after repeated scorer
+    failures, or (under an infinite cap) when nothing can happen any more.
+    `infos[agent]["termination"]` and `["truncation"]` give the reason. Stepping a
+    finished episode raises `ResetNeeded`.
+
+    ## Info
+
+    `infos[agent]` is an `AgentInfo` (a `TypedDict`): `ready`, `time`, `time_left`,
+    `tests_passed`, `tests_total`, `per_test` (test id -> passing), `verdict`
+    (`"no_verdict"` when the scorer failed; `verdict_error` says why), `tool`, `error`,
+    `result`, `messages`, `tokens`, `team_tokens`, `done`, `termination`, `truncation`;
+    `busy_until` while the agent is busy, and `sandbox` (backend and active protections)
+    after `reset`.
 
     ## Arguments
 
-    `task` (a task id like `"calc-v0"`, a name, or a task folder) and the fields of
-    `EnvConfig` as keywords: `num_agents`, `sync`, `time`, `time_cap_s`,
-    `token_budget`, `max_observation_chars`, `render_mode`, `seed`, `sandbox`,
-    `scorer`, `record_path`.
+    | Parameter | Type | Default | Description |
+    | --- | --- | --- | --- |
+    | `task` | `str \| Task` | `"calc"` | task id (`"calc-v0"`), name (latest version) or folder |
+    | `num_agents` | `int` | `4` | agents in the swarm, 1 to 4096 |
+    | `sync` | `"event" \| "round"` | `"event"` | step until any agent is ready, or a barrier |
+    | `time` | `TimeModel \| dict` | `TimeModel()` | seconds per token, per tool, message latency |
+    | `time_cap_s` | `float` | `3600.0` | virtual seconds per episode (`math.inf`: none) |
+    | `token_budget` | `int \| None` | `None` | tokens of all agents together |
+    | `max_observation_chars` | `int` | `12000` | cap on one observation |
+    | `max_action_chars` | `int` | `200000` | cap on one action (longer is an error) |
+    | `render_mode` | `"ansi" \| "human" \| None` | `None` | the dashboard as text, or printed |
+    | `seed` | `int \| None` | `None` | default seed of `reset()` |
+    | `sandbox` | `"local" \| "docker"` | `"local"` | sandbox backend |
+    | `scorer` | `"fast" \| "subprocess"` | `"fast"` | cached fork servers, or one pytest run each |
+    | `record_path` | `str \| None` | `None` | record every episode to this JSON Lines file |
+    | `max_scorer_failures` | `int` | `3` | "no verdict" scorings in a row before ending |
 
     ## Version History
 
@@ -141,13 +95,16 @@ class SwarmParallelEnv(SwarmBase, ParallelEnv):
     """
 
     def __init__(self, task: str | Task = "calc", **config: Any):
-        self._setup(task, config)
+        super().__init__(task, **config)
         self._obs: dict[str, str] = {}
-        self._infos: dict[str, dict] = {}
+        self._infos: dict[str, AgentInfo] = {}
+        self._false: dict[str, bool] = {}
+        self._zero: dict[str, float] = {}
 
     def reset(
-        self, seed: int | None = None, options: dict | None = None
-    ) -> tuple[dict[str, str], dict[str, dict]]:
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, str], dict[str, AgentInfo]]:
+        """Start an episode; returns every agent's observation and info."""
         self._reset_episode(seed, options)
         ep = self._episode
         self.agents = list(self.possible_agents)
@@ -159,47 +116,35 @@ class SwarmParallelEnv(SwarmBase, ParallelEnv):
         self._infos = {a: ep.agents[i].info for i, a in enumerate(self.agents)}
         return dict(self._obs), dict(self._infos)
 
-    def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        ep = self._episode
+    def step(
+        self, actions: dict[str, Any]
+    ) -> tuple[
+        dict[str, str], dict[str, float], dict[str, bool], dict[str, bool], dict[str, AgentInfo]
+    ]:
+        """Apply the ready agents' actions and run the clock until some agent is ready.
+
+        Actions of busy agents are ignored; an unknown agent name raises `Error` before
+        anything is applied.
+        """
         if not self.agents:
-            raise Error("step() called on a finished episode; call reset() first")
-        acted: list[int] = []
-        for name, action in actions.items():
-            i = self._agent(name)
-            st = ep.agents[i]
-            if st.done:
-                ep.refuse(i, DONE_AGAIN)
-                self._obs[name], self._infos[name] = st.obs, st.info
-            elif i in ep.ready:
-                ep.submit(i, action)
-                acted.append(i)
-        reward = ep.advance_until_ready()
-        ep.check_budgets()  # also when idle agents held time still
-        for i in acted:
-            if i not in ep.ready:
-                ep.mark_busy(i)
-                self._infos[self.possible_agents[i]] = ep.agents[i].info
-        if ep.ended:
-            ep.observe_all()
-            changed = range(len(ep.agents))
-        else:
-            changed = ep.observe_changed()
-        for i in changed:
+            raise ResetNeeded("step() on a finished or unstarted episode; call reset() first")
+        ep, index = self._episode, self._index
+        out = ep.step(
+            {index[name] if name in index else self._agent(name): a for name, a in actions.items()}
+        )
+        for i in out.changed:
             st = ep.agents[i]
             self._obs[st.name], self._infos[st.name] = st.obs, st.info
         live = self.agents
         obs, infos = self._obs.copy(), self._infos.copy()
-        rewards = dict.fromkeys(live, reward) if reward else self._zero.copy()
-        if ep.ended:
-            terminated = dict.fromkeys(live, ep.ended == "terminated")
-            truncated = dict.fromkeys(live, ep.ended == "truncated")
+        rewards = dict.fromkeys(live, out.reward) if out.reward else self._zero.copy()
+        if out.end:
+            terminated = dict.fromkeys(live, out.terminated)
+            truncated = dict.fromkeys(live, out.truncated)
+            self.agents = []
         else:
             terminated, truncated = self._false.copy(), self._false.copy()
-        ep.record_step(reward, changed)
-        if ep.ended:
-            self.agents = []
-        if self.render_mode == "human":
-            self.render()
+        self._rendered_step()
         return obs, rewards, terminated, truncated, infos
 
     @property

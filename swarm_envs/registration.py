@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 
 from swarm_envs.task import Task, get_task, registered
+
+if TYPE_CHECKING:
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+    from swarm_envs.aec import SwarmAECEnv
+    from swarm_envs.parallel import SwarmParallelEnv
 
 NAMESPACE = "swarm"
 
@@ -32,14 +38,14 @@ def register_envs() -> list[str]:
     return ids
 
 
-def parallel_env(task: str | Task = "calc", num_agents: int = 4, **config: Any):
+def parallel_env(task: str | Task = "calc", num_agents: int = 4, **config: Any) -> SwarmParallelEnv:
     """A PettingZoo `ParallelEnv`: `num_agents` agents on `task` (see `EnvConfig`)."""
     from swarm_envs.parallel import SwarmParallelEnv
 
     return SwarmParallelEnv(get_task(task), num_agents=num_agents, **config)
 
 
-def env(task: str | Task = "calc", num_agents: int = 4, **config: Any):
+def env(task: str | Task = "calc", num_agents: int = 4, **config: Any) -> OrderEnforcingWrapper:
     """A PettingZoo `AECEnv` on `task`, wrapped in PettingZoo's order-enforcing wrapper."""
     from pettingzoo.utils import wrappers
 
@@ -50,7 +56,7 @@ def env(task: str | Task = "calc", num_agents: int = 4, **config: Any):
     )
 
 
-def raw_env(task: str | Task = "calc", num_agents: int = 4, **config: Any):
+def raw_env(task: str | Task = "calc", num_agents: int = 4, **config: Any) -> SwarmAECEnv:
     """The unwrapped AEC environment."""
     from swarm_envs.aec import SwarmAECEnv
 

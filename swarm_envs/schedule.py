@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from swarm_envs.error import ConfigError, describe_invalid
 
 
 class TimeCapSchedule(BaseModel):
@@ -32,6 +34,23 @@ class TimeCapSchedule(BaseModel):
     factor: float = Field(default=2.0, gt=1, description="`step` kind: growth per increase")
     step: int = Field(default=0, ge=0, description="current training step")
 
+    def __init__(self, **data: Any) -> None:
+        """Validate the schedule.
+
+        Raises:
+            ConfigError: naming the field, its value and what was expected.
+        """
+        try:
+            super().__init__(**data)
+        except ValidationError as e:
+            raise ConfigError(f"invalid TimeCapSchedule: {describe_invalid(e)}") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        try:
+            super().__setattr__(name, value)
+        except ValidationError as e:
+            raise ConfigError(f"invalid TimeCapSchedule: {describe_invalid(e)}") from None
+
     @model_validator(mode="after")
     def _check(self) -> TimeCapSchedule:
         if self.kind != "constant" and self.end is None:
@@ -42,7 +61,7 @@ class TimeCapSchedule(BaseModel):
         """The cap at `step` (default: the current step)."""
         s = self.step if step is None else step
         if s < 0:
-            raise ValueError(f"step={s}: expected >= 0")
+            raise ConfigError(f"step={s}: expected a training step >= 0")
         if self.kind == "constant" or self.end is None:
             return self.start
         frac = min(s / self.total_steps, 1.0)
@@ -59,8 +78,10 @@ class TimeCapSchedule(BaseModel):
         return self.value()
 
     def __call__(self, step: int | None = None) -> float:
+        """The cap at `step` (default: the current step); the same as `value`."""
         return self.value(step)
 
     @property
     def is_finished(self) -> bool:
+        """True once the cap has reached its final value."""
         return self.end is None or math.isclose(self.value(), self.end)

@@ -24,6 +24,7 @@ class UnicodeText(Text):
         super().__init__(max_length, min_length=min_length, charset=_SAMPLE_CHARSET, seed=seed)
 
     def contains(self, x: Any) -> bool:
+        """True for every `str` of an allowed length, whatever its characters."""
         return isinstance(x, str) and self.min_length <= len(x) <= self.max_length
 
     def __repr__(self) -> str:

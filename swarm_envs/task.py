@@ -18,17 +18,24 @@ which is also the root of the agents' workspace).
 from __future__ import annotations
 
 import fnmatch
+import graphlib
 import logging
 import re
 import sys
 from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from swarm_envs.error import ManifestError, TaskError, UnknownTask
+from swarm_envs.error import (
+    ManifestError,
+    TaskError,
+    UnknownTask,
+    VersionNotFound,
+    describe_invalid,
+)
 from swarm_envs.stubbing import stub_units
 
 logger = logging.getLogger("swarm_envs")
@@ -42,8 +49,8 @@ MANIFEST = "task.toml"
 _NAME = re.compile(r"^[a-z][a-z0-9_]*(-[a-z0-9_]+)*$")
 
 Suite = Literal["mini", "standard", "long", "real", "custom"]
-#: the suites, in the order they are listed
-SUITES: tuple[str, ...] = ("mini", "standard", "long", "real", "custom")
+#: the suites, in the order they are listed: fast ones first
+SUITES: tuple[str, ...] = get_args(Suite)
 
 
 class _Strict(BaseModel):
@@ -189,21 +196,12 @@ class TaskManifest(_Strict):
 
 
 def _check_acyclic(units: list[Unit]) -> None:
-    deps = {u.name: list(u.depends_on) for u in units}
-    state: dict[str, int] = {}
-
-    def visit(n: str, path: list[str]) -> None:
-        if state.get(n) == 2:
-            return
-        if state.get(n) == 1:
-            raise ValueError(f"units: dependency cycle {' -> '.join([*path, n])}")
-        state[n] = 1
-        for d in deps[n]:
-            visit(d, [*path, n])
-        state[n] = 2
-
-    for n in deps:
-        visit(n, [])
+    graph = {u.name: u.depends_on for u in units}
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as e:
+        cycle = list(reversed(e.args[1]))  # graphlib lists it against the arrows
+        raise ValueError(f"units: dependency cycle {' -> '.join(cycle)}") from None
 
 
 def load_manifest(path: Path) -> TaskManifest:
@@ -217,11 +215,7 @@ def load_manifest(path: Path) -> TaskManifest:
     try:
         return TaskManifest.model_validate(data)
     except ValidationError as e:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}"
-            for err in e.errors()
-        )
-        raise ManifestError(f"{path}: {problems}") from None
+        raise ManifestError(f"{path}: {describe_invalid(e)}") from None
 
 
 # Files that steer pytest or the interpreter: never writable by agents, and never
@@ -265,6 +259,7 @@ class Task:
 
     @property
     def name(self) -> str:
+        """The task's name, without version (`calc`)."""
         return self.manifest.name
 
     @property
@@ -274,10 +269,12 @@ class Task:
 
     @property
     def units(self) -> list[Unit]:
+        """The units of work of the task."""
         return self.manifest.units
 
     @property
     def solution_dir(self) -> Path:
+        """The reference project; agents never see it."""
         return self.root / "solution"
 
     @property
@@ -287,6 +284,7 @@ class Task:
 
     @property
     def start_dir(self) -> Path | None:
+        """The task's own starting state, if it has one (else the stubbed solution)."""
         d = self.root / "start"
         return d if d.is_dir() else None
 
@@ -306,6 +304,7 @@ class Task:
         )
 
     def is_hidden(self, relpath: str) -> bool:
+        """True if `relpath` is never copied into the workspace."""
         return any(fnmatch.fnmatch(relpath, pat) for pat in self.manifest.hidden)
 
     @cached_property
@@ -321,6 +320,7 @@ class Task:
         return dict(self._start_files)
 
     def solution_files(self) -> dict[str, bytes]:
+        """The reference project: {relative path: content}."""
         return _read_tree(self.solution_dir)
 
     def pytest_ini(self) -> bytes:
@@ -430,6 +430,17 @@ def discover(root: Path | None = None) -> dict[str, Path]:
     return found
 
 
+def task_roots() -> list[Path]:
+    """Every task folder this process knows (bundled and registered), resolved.
+
+    What a sandbox must hide from agents' commands: solutions and canonical tests of
+    any task, not only the running one. The caller that creates a sandbox passes it.
+    """
+    roots = {_bundled_root().resolve(), BUNDLED_ROOT.resolve()}
+    roots.update(p.resolve() for p in registered().values())
+    return sorted(roots)
+
+
 def broken() -> dict[str, str]:
     """Task folders skipped by discovery, with the reason."""
     registered()
@@ -481,27 +492,62 @@ def registered() -> dict[str, Path]:
     return dict(_registry)
 
 
+_ID = re.compile(r"^(?P<name>.+)-v(?P<version>\d+)$")
+#: the namespace of the Gymnasium ids (`swarm/calc-v0`); a task name never contains "/"
+GYM_NAMESPACE = "swarm"
+
+
 def get_task(name: str | Path | Task) -> Task:
-    """A task by id (`calc-v0`), by name (`calc`: the latest version), or by folder."""
+    """A task by id (`calc-v0`), by name (`calc`: the latest version), or by folder.
+
+    The name is looked up first (with suggestions for a misspelt one), the version
+    second; a string with a path separator is a folder.
+
+    Raises:
+        UnknownTask: no task has this name (the message suggests the closest names).
+        VersionNotFound: the task exists, but not in this version (lists the versions).
+        TaskError: a folder that does not exist or is not a task.
+    """
     if isinstance(name, Task):
         return name
-    if isinstance(name, Path) or (isinstance(name, str) and ("/" in name or "\\" in name)):
-        p = Path(name)
-        if not p.is_dir():
-            raise TaskError(f"{p}: no such folder (a task folder holds a {MANIFEST})")
-        return register_task(p)
-    name = str(name)
-    known = registered()
-    if name not in known:
-        versions = sorted(
-            (k for k in known if k.rsplit("-v", 1)[0] == name),
-            key=lambda k: int(k.rsplit("-v", 1)[1]),
+    if isinstance(name, str) and name.startswith(GYM_NAMESPACE + "/") and name.count("/") == 1:
+        name = name.split("/", 1)[1]  # a Gymnasium id
+    elif isinstance(name, Path) or (isinstance(name, str) and ("/" in name or "\\" in name)):
+        return _task_folder(Path(name), str(name))
+    if not isinstance(name, str):
+        raise TaskError(
+            f"task={name!r}: expected a task id ('calc-v0'), a name ('calc'), a folder or a Task"
         )
-        if not versions and (Path(name) / MANIFEST).is_file():
-            return register_task(Path(name))  # a task folder in the working directory
-        if not versions:
-            raise UnknownTask(name, known)
-        name = versions[-1]
-    if name not in _loaded:
-        _loaded[name] = Task(known[name])
-    return _loaded[name]
+    known = registered()
+    versions: dict[str, list[int]] = {}
+    for known_id in known:
+        known_name, known_version = _split_id(known_id)
+        versions.setdefault(known_name, []).append(known_version)
+    m = _ID.match(name)
+    bare, version = (m["name"], int(m["version"])) if m else (name, None)
+    if bare not in versions:
+        if (Path(name) / MANIFEST).is_file():
+            return _task_folder(Path(name), name)  # a task folder in the working directory
+        raise UnknownTask(bare, versions)
+    if version is None:
+        task_id = f"{bare}-v{max(versions[bare])}"
+    elif version in versions[bare]:
+        task_id = f"{bare}-v{version}"
+    else:
+        raise VersionNotFound(bare, version, versions[bare])
+    if task_id not in _loaded:
+        _loaded[task_id] = Task(known[task_id])
+    return _loaded[task_id]
+
+
+def _split_id(task_id: str) -> tuple[str, int]:
+    name, version = task_id.rsplit("-v", 1)
+    return name, int(version)
+
+
+def _task_folder(path: Path, given: str) -> Task:
+    if not path.exists():
+        raise TaskError(f"no such folder: {given!r} (a task folder holds a {MANIFEST})")
+    if not path.is_dir():
+        raise TaskError(f"{given!r} is not a folder (a task folder holds a {MANIFEST})")
+    return register_task(path)

@@ -40,6 +40,7 @@ class ValidationReport:
 
     @property
     def ok(self) -> bool:
+        """True when no problem was found."""
         return not self.problems
 
 

@@ -99,6 +99,7 @@ class Workspace:
     # ---------------------------------------------------------------- tools
 
     def list_files(self, path: str = ".") -> str:
+        """The `list_files` tool: the files under `path`, one a line (capped)."""
         rel, host = self.resolve(path)
         if not host.exists():
             raise ActionError(f"no such directory: {rel!r}")
@@ -124,6 +125,7 @@ class Workspace:
     def read_file(
         self, path: str, start_line: int | None = None, end_line: int | None = None
     ) -> str:
+        """The `read_file` tool: a file's text, or its lines `start_line..end_line` numbered."""
         rel, host = self.resolve(path)
         st = self._regular(rel, host)
         if st.st_size > MAX_FILE_BYTES:
@@ -160,6 +162,7 @@ class Workspace:
             raise ActionError(f"{rel!r} is inside a cache directory")
 
     def write_file(self, path: str, content: str) -> str:
+        """The `write_file` tool: create or replace a file, atomically."""
         rel, host = self.resolve(path)
         self._check_writable(rel)
         data = content.encode("utf-8", "surrogatepass")
@@ -172,6 +175,7 @@ class Workspace:
         return f"{'overwrote' if existed else 'created'} {rel} ({len(data)} bytes)"
 
     def edit_file(self, path: str, old: str, new: str) -> str:
+        """The `edit_file` tool: replace the one occurrence of `old` by `new`."""
         rel, host = self.resolve(path)
         self._check_writable(rel)
         self._regular(rel, host)

@@ -1,6 +1,10 @@
+"""Helpers shared by the test modules (no test module imports another)."""
+
 import json
+import os
 
 import pytest
+from sandbox_support import docker_engine, sandbox_backend  # noqa: F401 - fixtures
 
 import swarm_envs
 
@@ -11,6 +15,16 @@ def call(name: str, tokens: int | None = None, **arguments) -> str:
     if tokens is not None:
         action["usage"] = {"output_tokens": tokens, "input_tokens": 0}
     return json.dumps(action)
+
+
+# Implementations and stubs of calc's `gcd` and `mean` (2 tests each).
+GCD = "def gcd(a, b):\n    a, b = abs(a), abs(b)\n    while b:\n        a, b = b, a % b\n    return a\n"
+MEAN = (
+    "def mean(values):\n    values = list(values)\n    if not values:\n"
+    "        raise ValueError('empty')\n    return sum(values) / len(values)\n"
+)
+STUB_GCD = "def gcd(a, b):\n    raise NotImplementedError\n"
+STUB_MEAN = "def mean(values):\n    raise NotImplementedError\n"
 
 
 # A time model in which every action is easy to reason about: thinking costs exactly
@@ -45,3 +59,66 @@ def make_env():
     yield factory
     for env in envs:
         env.close()
+
+
+@pytest.fixture
+def make_aec():
+    envs = []
+
+    def factory(num_agents=2, **config):
+        config.setdefault("time", SIMPLE_TIME)
+        env = swarm_envs.raw_env("calc", num_agents=num_agents, **config)
+        envs.append(env)
+        return env
+
+    yield factory
+    for env in envs:
+        env.close()
+
+
+def snapshot(root):
+    """Every directory and file under `root` with its content (caches left out)."""
+    out = {}
+    for dirpath, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        out[os.path.relpath(dirpath, root)] = None
+        for f in files:
+            p = os.path.join(dirpath, f)
+            with open(p, "rb") as fh:
+                out[os.path.relpath(p, root)] = fh.read()
+    return out
+
+
+def step_one(env, action):
+    """Single-agent parallel env: one action, returns (obs, reward, info)."""
+    obs, rew, _, _, infos = env.step({"agent_0": action})
+    return obs["agent_0"], rew["agent_0"], infos["agent_0"]
+
+
+@pytest.fixture
+def solo(make_env):
+    env = make_env("calc", num_agents=1)
+    env.reset(seed=0)
+    return env
+
+
+def expect_error(env, action, fragment=None):
+    """The action is an error observation that costs time and changes no file."""
+    before = snapshot(env.episode.sandbox.root)
+    t0 = env.episode.now
+    obs, _, info = step_one(env, action)
+    assert info["error"] is not None and obs.startswith("ERROR:")
+    if fragment:
+        assert fragment in info["error"], info["error"]
+    assert snapshot(env.episode.sandbox.root) == before
+    assert env.episode.now > t0 and env.agents == ["agent_0"]
+    return info
+
+
+def act(env, agent, action):
+    """Give one action to `agent` (the other ready agents wait) and step until it is ready."""
+    others = {a: call("wait", tokens=1) for a in env.ready_agents if a != agent}
+    obs, rew, term, trunc, infos = env.step({agent: action, **others})
+    while not infos[agent]["ready"] and env.agents:
+        obs, rew, term, trunc, infos = env.step({})
+    return obs[agent], infos[agent]

@@ -1,5 +1,6 @@
 """How episodes end, including when the scorer itself fails."""
 
+import pytest
 from conftest import call
 
 
@@ -43,3 +44,28 @@ def test_scorer_failure_is_no_verdict_not_zero(make_env):
         assert infos["agent_0"]["tests_passed"] == 4  # the last verdict, never a silent zero
     assert trunc["agent_0"] and infos["agent_0"]["truncation"] == "scorer_failure"
     assert not term["agent_0"]
+
+
+def test_the_scorers_reason_is_in_infos_and_in_the_reset_error(make_env, monkeypatch):
+    from swarm_envs import episode as episode_module
+    from swarm_envs.error import ScoringError
+
+    env = make_env("calc", num_agents=1)
+    env.reset(seed=0)
+    env.episode.scorer.close()
+    _, _, _, _, infos = env.step(
+        {"agent_0": call("write_file", tokens=1, path="n.txt", content="")}
+    )
+    assert infos["agent_0"]["verdict"] == "no_verdict"
+    assert infos["agent_0"]["verdict_error"] == "the scorer is closed"
+
+    real = episode_module.make_scorer
+
+    def closed_scorer(*args, **kwargs):  # a real scorer that can give no verdict
+        scorer = real(*args, **kwargs)
+        scorer.close()
+        return scorer
+
+    monkeypatch.setattr(episode_module, "make_scorer", closed_scorer)
+    with pytest.raises(ScoringError, match="starting state of calc-v0: the scorer is closed"):
+        env.reset(seed=0)

@@ -1,5 +1,6 @@
 """Messages and channels: latency, exactly once, in order, waking waiters."""
 
+import pytest
 from conftest import call
 
 
@@ -170,3 +171,61 @@ def test_wake_for_an_agent_completing_at_the_same_instant(make_env):
             _, _, _, _, infos = env.step(
                 {a: call("wait", tokens=1, seconds=10) for a in env.ready_agents}
             )
+
+
+def test_message_arriving_during_thinking_ends_the_wait_at_its_start(make_env):
+    env = make_env("calc", num_agents=2)
+    env.reset(seed=0)
+    # agent_0's message: sent t=2, delivered t=4; agent_1 thinks 10 s, then waits up to 50 s.
+    env.step(
+        {
+            "agent_0": call("send_message", tokens=1, to="agent_1", text="early"),
+            "agent_1": call("wait", tokens=10, seconds=50),
+        }
+    )
+    _, _, _, _, infos = env.step({"agent_0": call("wait", tokens=1, seconds=500)})
+    assert infos["agent_1"]["ready"] and infos["agent_1"]["time"] == 10.0
+    assert [m["text"] for m in infos["agent_1"]["messages"]] == ["early"]
+
+
+def test_channel_post_wakes_a_waiting_subscriber(make_env):
+    env = make_env("calc", num_agents=3)
+    env.reset(seed=0)
+    env.step(
+        {
+            "agent_0": call("post", tokens=3, channel="general", text="news"),  # sent t=4, at t=6
+            "agent_1": call("wait", tokens=1),
+            "agent_2": call("wait", tokens=1, seconds=30),
+        }
+    )
+    _, _, _, _, infos = env.step({"agent_0": call("wait", tokens=1, seconds=500)})
+    for a in ("agent_1", "agent_2"):
+        assert infos[a]["ready"] and infos[a]["time"] == 6.0
+        assert [m["text"] for m in infos[a]["messages"]] == ["news"]
+
+
+def test_round_mode_untimed_wait_woken_by_message_inside_the_round(make_env):
+    env = make_env("calc", num_agents=2, sync="round")
+    env.reset(seed=0)
+    _, _, _, _, infos = env.step(
+        {
+            "agent_0": call("send_message", tokens=1, to="agent_1", text="go"),  # t=2 -> t=4
+            "agent_1": call("wait", tokens=1),
+        }
+    )
+    assert env.episode.now == 4.0
+    assert infos["agent_0"]["ready"] and infos["agent_1"]["ready"]
+    assert [m["text"] for m in infos["agent_1"]["messages"]] == ["go"]
+
+
+@pytest.mark.parametrize("name", ["agent_01", "agent_1\n"])
+def test_message_to_a_non_agent_name_is_refused(make_env, name):
+    env = make_env("calc", num_agents=2)
+    env.reset(seed=0)
+    _, _, _, _, infos = env.step(
+        {
+            "agent_0": call("send_message", tokens=1, to=name, text="hi"),
+            "agent_1": call("wait", tokens=1, seconds=50),
+        }
+    )
+    assert infos["agent_0"]["error"] is not None and "unknown agent" in infos["agent_0"]["error"]

@@ -13,6 +13,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from sandbox_support import host_processes_with, wait_until
 from swarm_envs.sandboxes import make_sandbox
 from swarm_envs.sandboxes.local import LocalSandbox, detect_protections
 from test_scoring import SOLUTION, put, write_task
@@ -62,14 +63,45 @@ def test_searching_the_whole_disk_finds_no_solution(sandbox, secret_task):
     assert "secret-task" not in r.output
 
 
-def test_bundled_and_source_tree_tasks_are_invisible(sandbox):
+def test_bundled_and_source_tree_tasks_are_invisible():
     from swarm_envs import task as task_mod
 
-    for root in {Path(task_mod._bundled_root()), Path(task_mod.BUNDLED_ROOT)}:
-        if root.is_dir():
-            r = sandbox.run(f"ls {root} 2>&1; ls {root}/*/solution 2>&1 | head -3")
-            assert "solution" not in r.output.replace(f"{root}/*/solution", "")
-            assert not any(p.name in r.output for p in root.iterdir() if p.is_dir())
+    roots = {Path(task_mod._bundled_root()), Path(task_mod.BUNDLED_ROOT)}
+    with make_sandbox("local", hide=roots) as sandbox:
+        for root in roots:
+            if root.is_dir():
+                r = sandbox.run(f"ls {root} 2>&1; ls {root}/*/solution 2>&1 | head -3")
+                assert "solution" not in r.output.replace(f"{root}/*/solution", "")
+                assert not any(p.name in r.output for p in root.iterdir() if p.is_dir())
+
+
+def test_hidden_paths_inside_a_visible_directory_are_masked():
+    """A folder or file the caller names is masked even inside the visible Python prefix."""
+    import shutil
+    import sys
+
+    base = Path(sys.prefix) / f"swarm-hide-{uuid.uuid4().hex[:8]}"
+    (base / "folder").mkdir(parents=True)
+    try:
+        (base / "folder" / "solution.py").write_text("SECRET = 1\n")
+        (base / "file.txt").write_text("secret file\n")
+        probe = f"cat {base}/folder/solution.py {base}/file.txt 2>&1"
+        with make_sandbox("local") as plain:
+            assert "SECRET = 1" in plain.run(probe).output  # visible unless hidden
+        with make_sandbox("local", hide=[base / "folder", base / "file.txt"]) as sb:
+            out = sb.run(probe).output
+            assert "SECRET" not in out and "secret file" not in out, out
+            assert "SECRET" not in sb.run(f"ls -la {base}/folder").output
+    finally:
+        shutil.rmtree(base)
+
+
+def test_this_library_is_invisible(sandbox):
+    import swarm_envs
+
+    pkg = Path(swarm_envs.__file__).resolve().parent
+    r = sandbox.run(f"ls {pkg} 2>&1; cat {pkg}/__init__.py 2>&1 | head -3")
+    assert "episode.py" not in r.output and "import" not in r.output, r.output
 
 
 def test_scoring_area_is_invisible_to_commands(sandbox, tmp_path):
@@ -159,7 +191,8 @@ def test_writes_outside_the_workspace_do_not_reach_the_host(sandbox, tmp_path):
 
 def test_no_user_namespace_escape_and_not_root(sandbox):
     r = sandbox.run("id -u; unshare -r id 2>&1; echo rc=$?")
-    assert r.output.splitlines()[0] == "65534"
+    expected = sandbox.users.agent if sandbox.users else 65534
+    assert r.output.splitlines()[0] == str(expected)
     assert "uid=0" not in r.output
 
 
@@ -174,7 +207,6 @@ def test_a_sandbox_killed_by_a_signal_is_cleaned_up(tmp_path):
     import signal
     import subprocess
     import sys
-    import time
 
     script = tmp_path / "owner.py"
     script.write_text(
@@ -189,14 +221,10 @@ def test_a_sandbox_killed_by_a_signal_is_cleaned_up(tmp_path):
     p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
     root = Path(p.stdout.readline().strip())
     assert root.is_dir()
-    time.sleep(0.5)
+    assert wait_until(lambda: host_processes_with("sleep 976"))  # the command is running
     p.send_signal(signal.SIGTERM)
     p.wait(timeout=30)
-    time.sleep(0.3)
-    assert not root.exists()
-    from test_sandbox_contract import host_processes_with
-
-    assert host_processes_with("sleep 976") == []
+    assert wait_until(lambda: not root.exists() and not host_processes_with("sleep 976"))
 
 
 def test_weaker_isolation_reports_what_is_missing():

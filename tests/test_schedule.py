@@ -1,9 +1,9 @@
 import math
 
 import pytest
-from pydantic import ValidationError
 
 from swarm_envs import TimeCapSchedule
+from swarm_envs.error import ConfigError
 
 
 def test_constant():
@@ -32,9 +32,14 @@ def test_step_and_advance():
     assert s.is_finished
 
 
-def test_bad_schedule():
-    with pytest.raises(ValidationError, match="end"):
+def test_bad_schedule_is_a_config_error_naming_the_field():
+    with pytest.raises(ConfigError, match="kind='linear' needs an 'end' cap"):
         TimeCapSchedule(kind="linear", start=10)
-    with pytest.raises(ValidationError):
+    with pytest.raises(ConfigError, match="field 'start' = 0"):
         TimeCapSchedule(start=0)
+    s = TimeCapSchedule(start=10)
+    with pytest.raises(ConfigError, match="field 'step' = -1"):
+        s.step = -1
+    with pytest.raises(ConfigError, match="step=-2"):
+        s.value(-2)
     assert math.isclose(TimeCapSchedule(kind="linear", start=1, end=2, total_steps=4)(2), 1.5)

@@ -266,9 +266,18 @@ def task(tmp_path_factory):
     return write_task(tmp_path_factory.mktemp("tamper") / "task", timeout_s=8)
 
 
+# Known gap: Docker's default seccomp profile forbids user namespaces, so a worker there
+# gets no per-evaluation pid namespace and the code under test can kill its fork server
+# (whether a verdict still comes back depends on timing). docs/sandboxes.md, Known limits.
+DOCKER_GAPS = {"kill_the_scorer": "code under test can kill its fork server under Docker"}
+
+
 @pytest.fixture
-def honest(task):
-    with make_sandbox("local") as sb:
+def honest(task, sandbox_backend, request):
+    attack = getattr(request.node, "callspec", None) and request.node.callspec.params.get("attack")
+    if sandbox_backend == "docker" and attack in DOCKER_GAPS:
+        pytest.skip(DOCKER_GAPS[attack])
+    with make_sandbox(sandbox_backend) as sb:
         task.materialize(sb.root)
         put(sb, "mathy/ops.py", SOLUTION["mathy/ops.py"])
         yield sb

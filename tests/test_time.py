@@ -3,6 +3,8 @@
 import pytest
 from conftest import call
 
+import swarm_envs
+
 
 def test_effects_apply_in_completion_order(make_env):
     env = make_env("calc", num_agents=2)
@@ -137,3 +139,52 @@ def test_same_seed_same_actions_same_trajectory(make_env):
 
     a, b = run(), run()
     assert repr(a) == repr(b)
+
+
+@pytest.mark.parametrize("cap", [8.0, 9.0])
+def test_round_mode_cap_applies_actions_completing_exactly_at_it(make_env, cap):
+    env = make_env("calc", num_agents=2, sync="round", time_cap_s=cap)
+    env.reset(seed=0)
+    _, _, _, trunc, infos = env.step(
+        {
+            "agent_0": call("list_files", tokens=1),
+            "agent_1": call("write_file", tokens=7, path="x.txt", content="x"),  # ends t=8
+        }
+    )
+    assert (env.episode.sandbox.root / "x.txt").exists()
+    assert not any(trunc.values()) and env.episode.now == 8.0
+    _, _, _, trunc, infos = env.step(
+        {
+            "agent_0": call("write_file", tokens=1, path="y.txt", content="y"),  # ends t=10
+            "agent_1": call("list_files", tokens=1),
+        }
+    )
+    assert all(trunc.values()) and infos["agent_0"]["truncation"] == "time_cap"
+    assert env.episode.now == cap
+    assert not (env.episode.sandbox.root / "y.txt").exists()
+
+
+def test_measured_mode_done_ends_the_episode():
+    env = swarm_envs.parallel_env("calc", num_agents=1, time={"measured": True})
+    try:
+        env.reset(seed=0)
+        _, _, term, _, infos = env.step({"agent_0": call("done", tokens=1)})
+        assert infos["agent_0"]["done"]
+        assert term["agent_0"] and infos["agent_0"]["termination"] == "all_done"
+    finally:
+        env.close()
+
+
+def test_measured_time_mode_uses_wall_time():
+    env = swarm_envs.parallel_env(
+        "calc", num_agents=1, time={"measured": True, "output_token_s": 0.0, "input_token_s": 0.0}
+    )
+    env.reset(seed=0)
+    _, _, _, _, infos = env.step(
+        {"agent_0": {"name": "run_command", "arguments": {"command": "sleep 0.3"}}}
+    )
+    # The charged time is the measured duration: at least the 0.3 s the command sleeps,
+    # and not the modelled 3 s (how close it is to 0.3 s is a benchmark's business).
+    assert infos["agent_0"]["ready"]
+    assert infos["agent_0"]["time"] >= 0.3 and infos["agent_0"]["time"] != 3.0
+    env.close()

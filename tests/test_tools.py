@@ -4,19 +4,7 @@ import json
 import os
 
 import pytest
-from conftest import call
-
-import swarm_envs
-from swarm_envs.actions import ToolCall
-
-
-def act(env, agent, action):
-    """Give one action to `agent` (the other ready agents wait) and step until it is ready."""
-    others = {a: call("wait", tokens=1) for a in env.ready_agents if a != agent}
-    obs, rew, term, trunc, infos = env.step({agent: action, **others})
-    while not infos[agent]["ready"] and env.agents:
-        obs, rew, term, trunc, infos = env.step({})
-    return obs[agent], infos[agent]
+from conftest import act, call, snapshot
 
 
 @pytest.fixture
@@ -24,19 +12,6 @@ def env(make_env):
     env = make_env("calc", num_agents=2)
     env.reset(seed=0)
     return env
-
-
-def snapshot(env):
-    root = env.episode.sandbox.root
-    out = {}
-    for dirpath, _, files in os.walk(root):
-        for f in files:
-            p = os.path.join(dirpath, f)
-            if "__pycache__" in p:
-                continue
-            with open(p, "rb") as fh:
-                out[os.path.relpath(p, root)] = fh.read()
-    return out
 
 
 def test_list_and_read(env):
@@ -70,14 +45,14 @@ def test_write_edit_and_reward(env):
 
 
 def test_edit_must_match_once(env):
-    before = snapshot(env)
+    before = snapshot(env.episode.sandbox.root)
     obs, info = act(
         env, "agent_0", call("edit_file", path="calc/core.py", old="nothing like this", new="x")
     )
     assert "does not occur" in info["error"] and obs.startswith("ERROR:")
     obs, info = act(env, "agent_0", call("edit_file", path="calc/core.py", old="raise", new="x"))
     assert "occurs 2 times" in info["error"]
-    assert snapshot(env) == before
+    assert snapshot(env.episode.sandbox.root) == before
 
 
 def test_concurrent_edits_conflict(make_env):
@@ -130,12 +105,12 @@ def test_run_command(env):
     ],
 )
 def test_bad_input_is_an_error_observation(env, action, expect):
-    before = snapshot(env)
+    before = snapshot(env.episode.sandbox.root)
     t0 = env.episode.now
     obs, info = act(env, "agent_0", action)
     assert info["error"] is not None and expect in info["error"], info["error"]
     assert obs.startswith("ERROR:")
-    assert snapshot(env) == before
+    assert snapshot(env.episode.sandbox.root) == before
     assert env.episode.now > t0 or env.episode.config.time.output_token_s == 0  # thinking costs
     assert env.agents == ["agent_0", "agent_1"]
 
@@ -148,51 +123,6 @@ def test_symlink_out_is_refused(env):
     _, info = act(env, "agent_0", call("write_file", path="escape/evil", content="x"))
     assert "outside the project" in info["error"]
     assert not os.path.exists("/etc/evil")
-
-
-def test_action_forms_are_equivalent(make_env):
-    results = []
-    forms = [
-        call("read_file", path="calc/numbers.py"),
-        {"name": "read_file", "arguments": {"path": "calc/numbers.py"}},
-        {
-            "type": "function",
-            "function": {"name": "read_file", "arguments": '{"path": "calc/numbers.py"}'},
-        },
-        ToolCall(name="read_file", arguments={"path": "calc/numbers.py"}),
-    ]
-    for form in forms:
-        env = make_env("calc", num_agents=1)
-        env.reset(seed=0)
-        obs, info = act(env, "agent_0", form)
-        assert info["error"] is None
-        results.append(obs.split("[t=")[0])
-    assert len(set(results)) == 1
-
-
-def test_tool_schemas_openai_shape():
-    schemas = swarm_envs.tool_schemas()
-    names = [s["function"]["name"] for s in schemas]
-    assert names == [
-        "list_files",
-        "read_file",
-        "write_file",
-        "edit_file",
-        "run_tests",
-        "run_command",
-        "send_message",
-        "post",
-        "subscribe",
-        "wait",
-        "done",
-    ]
-    for s in schemas:
-        assert s["type"] == "function"
-        params = s["function"]["parameters"]
-        assert params["type"] == "object" and "properties" in params
-        assert s["function"]["description"]
-    edit = next(s for s in schemas if s["function"]["name"] == "edit_file")
-    assert set(edit["function"]["parameters"]["required"]) == {"path", "old", "new"}
 
 
 def test_done_and_action_after_done(make_env):

@@ -19,7 +19,7 @@ from pathlib import Path
 from swarm_envs.environment import read_environment
 from swarm_envs.error import ProjectError
 from swarm_envs.sandboxes import SandboxLimits, make_sandbox
-from swarm_envs.task import Task
+from swarm_envs.task import Task, task_roots
 
 _SCRIPT = Path(__file__).with_name("_profile_run.py")
 _DIR = ".make-task"
@@ -73,7 +73,7 @@ def profile_reference(task: Task, *, timeout_s: float | None = None) -> Referenc
     spec = task.manifest.tests
     timeout = timeout_s or max(60.0, 3 * spec.timeout_s)
     limits = SandboxLimits(cpu_s=timeout, wall_s=timeout, memory_mb=4096, output_bytes=8000)
-    with make_sandbox("local", limits=limits) as sb:
+    with make_sandbox("local", limits=limits, hide=[*task_roots(), task.root]) as sb:
         root = sb.root
         task.materialize(root, task.solution_files())
         work = root / _DIR

@@ -1,0 +1,132 @@
+"""What the parallel, AEC and Gymnasium forms share: configuration, task, reset, render.
+
+Each form is a thin translation of its API to `Episode.step` and back; everything they
+have in common lives here, so that the forms differ only in what their APIs differ in.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+from gymnasium.spaces import Space
+
+from swarm_envs.channels import agent_names, agent_range
+from swarm_envs.config import EnvConfig
+from swarm_envs.episode import Episode
+from swarm_envs.error import ConfigError, Error
+from swarm_envs.render import dashboard
+from swarm_envs.spaces import UnicodeText
+from swarm_envs.task import Task, get_task
+
+#: the keys `reset(options=...)` accepts
+RESET_OPTIONS = ("time_cap",)
+
+
+class UnknownResetOption(UserWarning):
+    """`reset(options=...)` got a key it does not know (a typo of `time_cap`?)."""
+
+
+class SwarmBase:
+    """Configuration, task, episode, reset options, time cap, render and close."""
+
+    metadata: dict[str, Any] = {
+        "name": "swarm_v0",
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": True,
+        "render_fps": 4,
+    }
+
+    def __init__(self, task: str | Task = "calc", **config: Any):
+        self.config = EnvConfig.build(**config)
+        self.task = get_task(task)
+        m = self.task.manifest
+        self.metadata = {**type(self).metadata, "name": f"swarm_{m.name}_v{m.version}"}
+        self.render_mode: str | None = self.config.render_mode
+        self.possible_agents = agent_names(self.config.num_agents)
+        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        self._episode = Episode(self.task, self.config)
+        self.agents: list[str] = []
+
+    @property
+    def episode(self) -> Episode:
+        """The simulation behind the environment (clock, workspace, scorer, messages)."""
+        return self._episode
+
+    def set_time_cap(self, seconds: float) -> None:
+        """Set the time cap (virtual seconds) of every later episode; `math.inf`: no cap.
+
+        It holds for every later `reset`, including the automatic resets of vector
+        environments (`vec_env.call("set_time_cap", s)`); `reset(options={"time_cap": s})`
+        still overrides it for one episode. The running episode keeps its cap.
+        """
+        self._episode.set_time_cap(seconds)
+
+    def _reset_episode(self, seed: int | None, options: Mapping[str, Any] | None) -> None:
+        if options is None:
+            options = {}
+        if not isinstance(options, Mapping):
+            raise ConfigError(
+                f"reset(options={options!r}): expected a dict with keys from {list(RESET_OPTIONS)}"
+            )
+        unknown = sorted(map(str, set(options) - set(RESET_OPTIONS)))
+        if unknown:
+            # A warning, not an error: PettingZoo's API tests probe `reset` with
+            # `options={"options": 1}`, and its contract is that any options dict works.
+            warnings.warn(
+                f"reset(options=...): unknown option(s) {unknown} ignored; "
+                f"allowed: {list(RESET_OPTIONS)}",
+                UnknownResetOption,
+                stacklevel=3,
+            )
+        seed = self.config.seed if seed is None else seed
+        self._episode.reset(seed=seed, time_cap=options.get("time_cap"))
+        self.np_random = self._episode.np_random
+
+    def render(self) -> str | None:
+        """`ansi`: return the dashboard; `human`: print it."""
+        if self.render_mode is None:
+            return None
+        if not self._episode.started:
+            return "swarm-envs: call reset() first"
+        text = dashboard(self._episode)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def _rendered_step(self) -> None:
+        if self.render_mode == "human":
+            self.render()
+
+    def close(self) -> None:
+        """Release the sandbox (safe to call twice)."""
+        self._episode.close()
+
+    def _agent(self, name: str) -> int:
+        try:
+            return self._index[name]
+        except (KeyError, TypeError):
+            raise Error(
+                f"unknown agent {name!r}; agents are {agent_range(len(self.possible_agents))}"
+            ) from None
+
+
+class AgentSpaces(SwarmBase):
+    """PettingZoo's per-agent spaces: plain dicts, the same object back for every call."""
+
+    def __init__(self, task: str | Task = "calc", **config: Any):
+        super().__init__(task, **config)
+        obs = UnicodeText(self.config.max_observation_chars)
+        act = UnicodeText(self.config.max_action_chars)
+        self.observation_spaces: dict[str, Space] = dict.fromkeys(self.possible_agents, obs)
+        self.action_spaces: dict[str, Space] = dict.fromkeys(self.possible_agents, act)
+
+    def observation_space(self, agent: str) -> Space:
+        """Text observations: the tool result, new messages and a status line."""
+        return self.observation_spaces[self.possible_agents[self._agent(agent)]]
+
+    def action_space(self, agent: str) -> Space:
+        """Text actions: one tool call as JSON (dicts and `ToolCall` models are also accepted)."""
+        return self.action_spaces[self.possible_agents[self._agent(agent)]]

@@ -1,0 +1,121 @@
+"""What one step of an episode produced, in the terms every API form translates from.
+
+`Episode.step` returns a `StepOutcome`; the parallel, AEC and Gymnasium forms turn it
+into their own return values. The end of an episode is a kind (`terminated` or
+`truncated`, as in Gymnasium: a time limit is a truncation, never a termination) and a
+reason, each a closed set of names. `AgentInfo` is the structured half of what an
+agent observes: the `infos[agent]` of every form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal, NamedTuple, TypedDict
+
+from swarm_envs.channels import MessageInfo
+
+EndKind = Literal["terminated", "truncated"]
+
+#: why an episode ended: every test passes or every agent said `done` (terminations);
+#: the time cap, the token budget, repeated scorer failures, or nothing left that could
+#: ever happen under an infinite cap (truncations)
+EndReason = Literal[
+    "all_tests_pass", "all_done", "time_cap", "token_budget", "scorer_failure", "stalled"
+]
+
+END_KIND: dict[EndReason, EndKind] = {
+    "all_tests_pass": "terminated",
+    "all_done": "terminated",
+    "time_cap": "truncated",
+    "token_budget": "truncated",
+    "scorer_failure": "truncated",
+    "stalled": "truncated",
+}
+
+
+class StepOutcome(NamedTuple):
+    """The result of `Episode.step`.
+
+    Attributes:
+        reward: the collective reward of the step: the change in the number of passing
+            tests, the same for every agent.
+        changed: indices of the agents whose observation or info changed in the step
+            (every agent when the episode ended); the others keep what they had.
+        end: `"terminated"`, `"truncated"`, or None while the episode runs.
+        reason: why it ended (see `EndReason`), or None while it runs.
+    """
+
+    reward: float
+    changed: Sequence[int]
+    end: EndKind | None = None
+    reason: EndReason | None = None
+
+    @property
+    def terminated(self) -> bool:
+        """True when the episode reached a terminal state (all tests pass, all done)."""
+        return self.end == "terminated"
+
+    @property
+    def truncated(self) -> bool:
+        """True when the episode was cut short (time cap, token budget, scorer failure)."""
+        return self.end == "truncated"
+
+
+class SandboxInfo(TypedDict):
+    """The sandbox of the episode, in the infos of `reset`."""
+
+    backend: str
+    protections: dict[str, bool]
+
+
+class _AgentInfoExtras(TypedDict, total=False):
+    #: when a busy agent's action completes (virtual seconds); only while it is busy
+    busy_until: float | None
+    #: the sandbox backend and its active protections; only in the infos of `reset`
+    sandbox: SandboxInfo
+
+
+class AgentInfo(_AgentInfoExtras):
+    """`infos[agent]`: what the agent's observation says, as data.
+
+    A busy agent keeps the info of its last observation (with `ready` False and
+    `busy_until`); the agents that observed at the latest time see the current score.
+
+    Attributes:
+        ready: the agent must act next (it is idle; its action would be accepted).
+        time: the virtual time of the agent's observation, in seconds.
+        time_left: seconds until the time cap (0 once it is reached; inf without a cap).
+        tests_passed: canonical tests passing in the shared workspace.
+        tests_total: canonical tests of the task.
+        per_test: test node id -> passing, for every canonical test.
+        verdict: "ok", or "no_verdict" when the scorer failed and the counts are the
+            last verdict's.
+        verdict_error: the scorer's reason for "no_verdict", or None.
+        tool: the tool of the agent's last completed action (None before any).
+        error: why the last action failed (also the observation, after "ERROR:"), or None.
+        result: the last action's result text, or None.
+        messages: messages delivered with this observation.
+        tokens: tokens this agent used so far; team_tokens: all agents together.
+        done: the agent said `done` (it acts no more; it shares the reward still).
+        termination: why the episode terminated ("all_tests_pass", "all_done"), or None.
+        truncation: why it was truncated ("time_cap", "token_budget",
+            "scorer_failure", "stalled"), or None.
+    """
+
+    ready: bool
+    time: float
+    time_left: float
+    tests_passed: int
+    tests_total: int
+    per_test: dict[str, bool]
+    verdict: Literal["ok", "no_verdict"]
+    verdict_error: str | None
+    tool: str | None
+    error: str | None
+    result: str | None
+    messages: list[MessageInfo]
+    tokens: int
+    team_tokens: int
+    done: bool
+    termination: EndReason | None
+    truncation: EndReason | None
