@@ -40,10 +40,14 @@ class UnitLike(Protocol):
     """What stubbing needs of a unit (`swarm_envs.task.Unit` has it)."""
 
     @property
-    def path(self) -> str: ...
+    def path(self) -> str:
+        """The unit's file, relative to the project root."""
+        ...
 
     @property
-    def symbol(self) -> str: ...
+    def symbol(self) -> str:
+        """What the unit names in that file: 'f', 'C' or 'C.m'."""
+        ...
 
 
 class StubError(ManifestError):

@@ -160,7 +160,7 @@ def unit_problems(
     problems: list[str] = []
     units = list(task.units)
     order = {t: i for i, t in enumerate(ids)}
-    selected = [sorted(select_tests(ids, u.tests)[0], key=order.get) for u in units]
+    selected = [sorted(select_tests(ids, u.tests)[0], key=lambda t: order[t]) for u in units]
     for u, sel in zip(units, selected, strict=True):
         if not sel:
             problems.append(f"unit {u.name}: its tests {u.tests} match no test")

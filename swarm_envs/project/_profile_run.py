@@ -13,6 +13,7 @@ marked (what the processes run is not seen).
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import sys
@@ -165,15 +166,13 @@ class Profile:
         self.sink = self.between
 
 
-def _instrument(tree: object, rel: str) -> list[tuple[str, int]]:
+def _instrument(tree: ast.Module, rel: str) -> list[tuple[str, int]]:
     """Add `__make_task_hits__[i] = 1` at the top of every function body (after a docstring).
 
     Returns the (file, first line) of function i, as its code object would have it.
     """
-    import ast
-
     keys: list[tuple[str, int]] = []
-    for node in ast.walk(tree):  # type: ignore[arg-type]
+    for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
@@ -198,7 +197,7 @@ def _instrument(tree: object, rel: str) -> list[tuple[str, int]]:
         for n in ast.walk(mark):
             ast.copy_location(n, anchor)
         body.insert(1 if doc else 0, mark)
-    ast.fix_missing_locations(tree)  # type: ignore[arg-type]
+    ast.fix_missing_locations(tree)
     return keys
 
 

@@ -451,9 +451,9 @@ def order(
                 if rank[d] > rank[n]:
                     deps[n].discard(d)
                     dropped.append((n, d))
-    sorter = graphlib.TopologicalSorter({n: sorted(deps[n], key=rank.get) for n in names})
-    ordered = list(sorter.static_order())
-    return ordered, {n: sorted(deps[n], key=rank.get) for n in names}, dropped
+    acyclic = {n: sorted(deps[n], key=lambda d: rank[d]) for n in names}
+    ordered = list(graphlib.TopologicalSorter(acyclic).static_order())
+    return ordered, acyclic, dropped
 
 
 def restrict(deps: Mapping[str, Sequence[str]], keep: Iterable[str]) -> dict[str, list[str]]:

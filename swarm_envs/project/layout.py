@@ -138,6 +138,7 @@ class Project:
     notes: list[Note] = field(default_factory=list)
 
     def note(self, kind: NoteKind, what: str, why: str = "") -> None:
+        """Record what was done with part of the project, and why."""
         self.notes.append(Note(kind, what, why))
 
     @property
@@ -397,9 +398,9 @@ def _rewrite_imports(source: str, old_module: str, renames: dict[str, str]) -> t
                 continue
             edits.append((node, ast.unparse(ast.ImportFrom(module=new, names=node.names, level=0))))
         elif isinstance(node, ast.Import):
-            names = [ast.alias(rename(a.name), a.asname) for a in node.names]
-            if [a.name for a in names] != [a.name for a in node.names]:
-                edits.append((node, ast.unparse(ast.Import(names=names))))
+            aliases = [ast.alias(rename(a.name), a.asname) for a in node.names]
+            if [a.name for a in aliases] != [a.name for a in node.names]:
+                edits.append((node, ast.unparse(ast.Import(names=aliases))))
     if not edits:
         return source, 0
     lines = source.splitlines(keepends=True)
@@ -420,7 +421,7 @@ def _take_tests(
     for old, new in test_map.items():
         if not old.endswith(".py"):
             continue
-        base = _under(old, code_root) if _under(old, code_root) is not None else old
+        base = _under(old, code_root) or old
         old_mod = _module_of(base if not old.startswith(("tests/", "test/")) else old)
         new_mod = _module_of(("tests/" if is_package else "") + new)
         renames[old_mod] = new_mod
@@ -713,7 +714,7 @@ def _module_imports(tree: ast.Module, module: str, is_package: bool) -> tuple[se
                 mod = node.module or ""
             every.add(mod)
             every.update(f"{mod}.{a.name}" for a in node.names if a.name != "*")
-    hard = set()
+    hard: set[str] = set()
     for node in tree.body:
         if isinstance(node, ast.Import):
             hard.update(a.name.split(".")[0] for a in node.names)
@@ -751,11 +752,11 @@ def _third_party_imports(proj: Project) -> set[str]:
         mod = todo.pop()
         parts = mod.split(".")
         for i in range(1, len(parts) + 1):
-            rel = by_module.get(".".join(parts[:i]))
-            if rel is None or rel in seen:
+            found_rel = by_module.get(".".join(parts[:i]))
+            if found_rel is None or found_rel in seen:
                 continue
-            seen.add(rel)
-            every, hard = imports(proj.solution, rel, _module_of(rel))
+            seen.add(found_rel)
+            every, hard = imports(proj.solution, found_rel, _module_of(found_rel))
             found |= hard
             todo += sorted(every)
     stdlib = set(sys.stdlib_module_names) | {"__future__"}

@@ -61,6 +61,7 @@ class ReferenceProfile:
         return self._rank
 
     def by_outcome(self, outcome: str) -> list[str]:
+        """The tests that ended with `outcome`, in collection order."""
         return [t for t, p in self.tests.items() if p.outcome == outcome]
 
 

@@ -46,6 +46,7 @@ class Candidate:
 
     @property
     def where(self) -> str:
+        """`path:line` of its first definition, for messages."""
         return f"{self.path}:{self.line}"
 
 
