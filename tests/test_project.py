@@ -808,3 +808,105 @@ def test_a_wrapper_forged_as_library_code_is_caught(tmp_path, scorer):
     }
     rep = reference(task_folder(tmp_path / "forgedwrap", files), scorer)
     assert rep.passed == 0 and "replaced" in next(iter(rep.failures.values()))
+
+
+# ---------------------------------------------------------------------------- the graph
+
+
+def graph_of(sources: dict[str, str], names: list[tuple[str, str]]):
+    from swarm_envs.project.graph import UnitRef, dependencies
+
+    refs = [UnitRef(f"{p}:{s}", p, s) for p, s in names]
+    deps = dependencies({k: textwrap.dedent(v) for k, v in sources.items()}, refs)
+    return {k.split(":")[1]: {d.split(":")[1] for d in v} for k, v in deps.items()}
+
+
+def test_references_resolve_through_imports_reexports_self_super_and_constructors():
+    deps = graph_of(
+        {
+            "pkg/__init__.py": "from .base import *\n",
+            "pkg/base.py": """
+                __all__ = ["Base", "helper"]
+
+                def helper(x):
+                    return x
+
+                class Base:
+                    def __init__(self):
+                        self.n = 0
+
+                    def shared(self):
+                        return 1
+            """,
+            "pkg/core.py": """
+                import functools
+                import pkg
+                from pkg import helper as h
+
+                class Node(pkg.Base):
+                    @property
+                    def size(self):
+                        return 2
+
+                    def total(self, format=None):
+                        match = h(1)
+                        return self.size + super().shared() + match
+
+                @functools.lru_cache(maxsize=h(8))
+                def build(x: "Node" = None) -> "Node":
+                    def inner():
+                        from .base import helper
+                        return helper(x)
+                    return Node(), inner()
+            """,
+        },
+        [
+            ("pkg/base.py", "helper"),
+            ("pkg/base.py", "Base.__init__"),
+            ("pkg/base.py", "Base.shared"),
+            ("pkg/core.py", "Node.size"),
+            ("pkg/core.py", "Node.total"),
+            ("pkg/core.py", "build"),
+        ],
+    )
+    assert deps["Node.total"] == {"helper", "Node.size", "Base.shared"}
+    # Calling Node links to the __init__ it inherits; decorators, defaults and
+    # annotations do not count, a local import inside does.
+    assert deps["build"] == {"Base.__init__", "helper"}
+    assert deps["helper"] == deps["Node.size"] == set()
+
+
+def test_locals_and_parameters_named_like_units_are_not_references():
+    deps = graph_of(
+        {
+            "m.py": """
+                def match(x):
+                    return x
+
+                def format(x):
+                    return x
+
+                def user(format):
+                    match = 1
+                    for match in range(3):
+                        pass
+                    return format + match
+            """
+        },
+        [("m.py", "match"), ("m.py", "format"), ("m.py", "user")],
+    )
+    assert deps["user"] == set()
+
+
+def test_order_breaks_cycles_only_where_they_are_and_restrict_keeps_paths():
+    from swarm_envs.project.graph import order, restrict
+
+    deps = {"z": {"a"}, "a": {"b"}, "b": {"a", "c"}, "c": set()}
+    names, acyclic, dropped = order(["z", "a", "b", "c"], deps)
+    # The a <-> b cycle loses its edge towards the later unit, nothing else is dropped,
+    # and z (first in source order) still comes after what it needs.
+    assert dropped == [("a", "b")]
+    assert acyclic == {"z": ["a"], "a": [], "b": ["a", "c"], "c": []}
+    assert names.index("a") < names.index("z") and names.index("c") < names.index("b")
+    # Keeping z and c only: z needs a, a needs nothing now; b -> c stays through b.
+    assert restrict({"z": ["b"], "b": ["c"], "c": []}, ["z", "c"]) == {"z": ["c"], "c": []}
