@@ -84,6 +84,13 @@ class ScriptedAgent:
         self._order = names
         self._units = {u.name: u for u in self.task.units}
 
+    def reset(self, agent_name: str, task_info: object = None) -> None:
+        """A new episode (the agent protocol of `swarm_envs.agents`): start afresh."""
+        self.name = agent_name
+        self.finished, self.claimed, self.assigned, self._plan = set(), set(), [], []
+        self._unit, self._said_done, self._assigned_out = None, False, False
+        self.__post_init__()
+
     # ------------------------------------------------------------------ messages
 
     def _read(self, info: Mapping[str, Any]) -> None:

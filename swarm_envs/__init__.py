@@ -7,24 +7,29 @@
 The reward is collective: the change in the number of the project's tests that pass.
 """
 
-from swarm_envs.actions import ToolCall, tool_schemas
+from swarm_envs.actions import Action, ToolCall, Usage, tool_schemas
 from swarm_envs.config import EnvConfig, TimeModel
 from swarm_envs.outcome import AgentInfo, StepOutcome
 from swarm_envs.registration import env, parallel_env, raw_env, register_envs
+from swarm_envs.rollout import Trajectory, arollout, rollout
 from swarm_envs.schedule import TimeCapSchedule
 from swarm_envs.task import Task, get_task, register_task, registered
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Action",
     "AgentInfo",
     "EnvConfig",
     "Task",
     "StepOutcome",
     "TimeCapSchedule",
     "TimeModel",
+    "Trajectory",
     "ToolCall",
+    "Usage",
     "__version__",
+    "arollout",
     "env",
     "get_task",
     "parallel_env",
@@ -32,6 +37,7 @@ __all__ = [
     "register_envs",
     "register_task",
     "registered",
+    "rollout",
     "tool_schemas",
 ]
 

@@ -266,22 +266,24 @@ class Episode:
                 action, max_chars=self.config.max_action_chars
             )
             error = None
-        except ActionError as e:
-            tool, args, usage, error = "invalid", None, None, str(e)
-            chars = len(action) if isinstance(action, str | bytes) else 100
+        except ActionError as e:  # costs what it was reported to cost, like any action
+            tool, args, usage, error, chars = "invalid", None, e.usage, str(e), e.chars
         except Exception as e:  # untrusted input must never crash the episode
             logger.exception("parsing an action of %s failed", st.name)
             tool, args, usage, error = "invalid", None, None, f"cannot parse the action: {e!r}"
             chars = 100
-        if usage is not None:
-            out_tok, in_tok = usage.output_tokens, usage.input_tokens
-        else:
-            out_tok, in_tok = A.estimate_tokens(chars), A.estimate_tokens(st.prompt_chars)
+        # Reported usage is already floored at the estimate from the action's text.
+        out_tok = usage.output_tokens if usage is not None else A.estimate_tokens(chars)
+        in_tok = usage.input_tokens if usage is not None else None
+        if in_tok is None:
+            in_tok = A.estimate_tokens(st.prompt_chars)
         st.prompt_chars = 0
         st.tokens += out_tok + in_tok
         self.tokens += out_tok + in_tok
         st.actions += 1
         think = out_tok * cfg.output_token_s + in_tok * cfg.input_token_s
+        if cfg.measured and usage is not None and usage.latency_s is not None:
+            think = usage.latency_s  # wall-clock mode: the model's real answer time
         start_tool = now + think
         self.ready.discard(i)
         st.waiting = False

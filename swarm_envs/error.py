@@ -94,7 +94,16 @@ class RecordingError(Error):
 
 
 class ActionError(Error):
-    """An agent's action is invalid. Caught by the environment and turned into an observation."""
+    """An agent's action is invalid. Caught by the environment and turned into an observation.
+
+    Attributes:
+        usage: what the action cost, as far as parsing got (a trusted caller's report,
+            floored at the estimate), or `None` for the estimate: invalid actions cost too.
+        chars: the length of its visible text, for the estimate.
+    """
+
+    usage: object = None
+    chars: int = 0
 
 
 def close_matches(word: str, known: Iterable[str], n: int = 3) -> list[str]:
@@ -151,3 +160,11 @@ def describe_invalid(
 def _short_repr(value: object, limit: int = 120) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+class AgentError(Error):
+    """An agent could not produce an action (say, its model server failed after retries).
+
+    The rollout runner records it and ends that agent's episode as `agent_error`; the
+    rest of the swarm goes on.
+    """

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from conftest import act, call, expect_error
+from conftest import TOKEN, act, call, expect_error
 
 import swarm_envs
 from swarm_envs.actions import ToolCall, estimate_tokens, parse_action, tool_schemas
@@ -58,7 +58,7 @@ def test_every_accepted_shape_parses_to_the_same_call(action):
 
 def test_usage_is_validated_and_reported():
     _, _, usage, _ = parse_action(call("list_files", tokens=7))
-    assert (usage.output_tokens, usage.input_tokens) == (7, 0)
+    assert (usage.output_tokens, usage.input_tokens) == (7 * TOKEN, 0)
     with pytest.raises(ActionError, match=r"bad 'usage': field 'output_tokens' = -1"):
         parse_action({"name": "list_files", "usage": {"output_tokens": -1}})
 
@@ -107,9 +107,8 @@ def test_tools_are_exported_at_the_top_level():
 
 
 def test_huge_reported_usage_is_not_a_crash(solo):
-    action = json.dumps(
-        {"name": "list_files", "arguments": {}, "usage": {"output_tokens": 10**400}}
-    )
+    # Usage in action text is ignored, so the report comes from a trusted dict.
+    action = {"name": "list_files", "arguments": {}, "usage": {"output_tokens": 10**400}}
     _, _, _, trunc, infos = solo.step({"agent_0": action})
     # Either an error observation, or an action so long that the episode hits its cap.
     assert infos["agent_0"]["error"] is not None or trunc["agent_0"]

@@ -1,7 +1,7 @@
 """The AEC form: the agent whose action completes first acts next."""
 
 import pytest
-from conftest import GCD, STUB_MEAN, call
+from conftest import GCD, STUB_MEAN, TOKEN, call
 
 import swarm_envs
 from swarm_envs import test as harness
@@ -76,7 +76,7 @@ def test_aec_seed(sync):
 
 def test_aec_order_follows_completion_times():
     env = swarm_envs.raw_env(
-        "calc", num_agents=3, time={"output_token_s": 1.0, "input_token_s": 0.0}
+        "calc", num_agents=3, time={"output_token_s": 1.0 / TOKEN, "input_token_s": 0.0}
     )
     env.reset(seed=0)
     order = []
@@ -85,9 +85,7 @@ def test_aec_order_follows_completion_times():
         agent = env.agent_selection
         order.append((agent, env.episode.now))
         tokens = durations[agent]
-        env.step(
-            {"name": "wait", "arguments": {"seconds": 0.5}, "usage": {"output_tokens": tokens}}
-        )
+        env.step(call("wait", tokens=tokens, seconds=0.5))
     # All start at t=0 in index order; then whoever completes first acts next.
     assert [a for a, _ in order[:3]] == ["agent_0", "agent_1", "agent_2"]
     assert order[3] == ("agent_1", 2.5)

@@ -6,7 +6,7 @@ import weakref
 
 import gymnasium
 import pytest
-from conftest import GCD, MEAN, SIMPLE_TIME, STUB_GCD, STUB_MEAN, call, step_one
+from conftest import GCD, MEAN, SIMPLE_TIME, STUB_GCD, STUB_MEAN, TOKEN, call, step_one
 
 import swarm_envs
 from swarm_envs import test as harness
@@ -335,7 +335,7 @@ def test_ignored_busy_action_costs_no_tokens(make_env):
     _, _, _, _, infos = env.step(
         {"agent_0": call("list_files", tokens=1), "agent_1": call("list_files", tokens=99)}
     )
-    assert env.episode.tokens == tokens + 1
+    assert env.episode.tokens == tokens + TOKEN
     assert infos["agent_1"]["error"] is None
 
 

@@ -1,7 +1,7 @@
 """The clock through the API: ordering, causality, truncation at the cap, token budget."""
 
 import pytest
-from conftest import call
+from conftest import TOKEN, call
 
 import swarm_envs
 
@@ -105,7 +105,7 @@ def test_bad_time_cap_option(make_env):
 
 
 def test_token_budget_truncates(make_env):
-    env = make_env("calc", num_agents=2, token_budget=25)
+    env = make_env("calc", num_agents=2, token_budget=25 * TOKEN)
     env.reset(seed=0)
     _, _, _, trunc, infos = env.step({a: call("list_files", tokens=10) for a in env.agents})
     assert not any(trunc.values())

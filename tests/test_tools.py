@@ -4,7 +4,7 @@ import json
 import os
 
 import pytest
-from conftest import act, call, snapshot
+from conftest import TOKEN, act, call, snapshot
 
 
 @pytest.fixture
@@ -148,4 +148,4 @@ def test_reported_usage_sets_thinking_time(make_env):
     env.reset(seed=0)
     obs, info = act(env, "agent_0", call("list_files", tokens=7))
     assert info["time"] == pytest.approx(7.0 + 1.0)  # 7 tokens x 1 s + list_files 1 s
-    assert info["tokens"] == 7
+    assert info["tokens"] == 7 * TOKEN

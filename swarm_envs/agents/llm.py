@@ -1,0 +1,210 @@
+"""An agent backed by any OpenAI-compatible chat-completions server.
+
+vLLM, SGLang, the llama.cpp server and hosted APIs all speak this protocol. The agent
+uses the official `openai` SDK (`AsyncOpenAI`), whose retries, timeouts and backoff
+apply as they are; it passes `tool_schemas()` with every request, keeps its own
+conversation (`Conversation`) under a context size (`ContextPolicy`), and reports the
+server's real usage and its wall time with each action:
+
+    agents = LLMAgent.team(8, model="Qwen/Qwen3-8B", base_url="http://localhost:8000/v1")
+    trajectory = swarm_envs.rollout(env, agents, seed=0)
+
+Whatever the model does, the episode goes on: a reply without a tool call is sent to
+the environment as it is, and the error observation that comes back nudges the model
+(costing the reply's tokens); of several tool calls the first runs and the others are
+answered "one tool call per action"; malformed arguments get the environment's error
+observation. A server that still fails after the SDK's retries raises `AgentError`,
+which the rollout runner records as that agent's `agent_error`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time as wallclock
+from collections.abc import Mapping
+from typing import Any
+
+import openai
+
+from swarm_envs.actions import Action, tool_schemas
+from swarm_envs.agents.conversation import ContextPolicy, Conversation
+from swarm_envs.agents.protocol import TaskInfo
+from swarm_envs.error import AgentError
+
+INSTRUCTIONS = (
+    "You are {agent_name}, {team}, working on one software project in a shared sandbox. "
+    "Act with exactly one tool call per reply; its result comes back as the tool's "
+    "answer, with any messages for you and a status line. Every token you read or "
+    "write takes virtual time, and the episode ends at its time cap: think briefly, "
+    "read only what you need, and prefer small exact edits. The team is rewarded for "
+    "every test that passes."
+)
+
+
+def _team(name: str, names: list[str]) -> str:
+    if len(names) == 1:
+        return "working alone"
+    others = [n for n in names if n != name]
+    if len(others) <= 8:
+        return f"one of {len(names)} agents (teammates: {', '.join(others)})"
+    return f"one of {len(names)} agents ({names[0]} .. {names[-1]})"
+
+
+class _Clients:
+    """One `AsyncOpenAI` per event loop: its connections belong to the loop that made them.
+
+    `rollout()` runs each episode in a new loop; a client from a closed loop is dropped.
+    """
+
+    def __init__(self, client: openai.AsyncOpenAI | None, **kwargs: Any):
+        self._fixed = client
+        self._kwargs = kwargs
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._client: openai.AsyncOpenAI | None = None
+
+    def get(self) -> openai.AsyncOpenAI:
+        if self._fixed is not None:
+            return self._fixed
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            self._client, self._loop = openai.AsyncOpenAI(**self._kwargs), loop
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None and self._loop is asyncio.get_running_loop():
+            await self._client.close()
+        self._client = self._loop = None
+
+
+class LLMAgent:
+    """One agent of a swarm, backed by a chat-completions server.
+
+    Args:
+        model: the model name the server serves.
+        base_url: the server's OpenAI-compatible endpoint, e.g. `http://localhost:8000/v1`
+            (default: the SDK's, from `OPENAI_BASE_URL` or OpenAI's API).
+        api_key: the key (default: `OPENAI_API_KEY`, else `"EMPTY"` as local servers
+            expect).
+        client: an `AsyncOpenAI` to use instead of making one (then it must live in
+            the event loop that runs the rollout: use `arollout`).
+        instructions: the system prompt before the task's introduction; `{agent_name}`
+            and `{team}` are filled in.
+        context_tokens: the model's context size; each request is kept under it.
+        max_tokens: the reply's token limit (sent as `max_tokens`; kept free in the
+            context); `None` sends none.
+        tokenizer: counts tokens for the context policy (a `tokenizers.Tokenizer`, a
+            `transformers` tokenizer or a function); default: the server's usage.
+        timeout_s: the SDK's timeout per request.
+        max_retries: the SDK's retries (with its exponential backoff) per request.
+        temperature: sampling temperature; `None` sends none (the server's default).
+        request_options: more keyword arguments for `chat.completions.create`
+            (`extra_body`, `parallel_tool_calls`, `max_completion_tokens`, ...).
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        client: openai.AsyncOpenAI | None = None,
+        instructions: str = INSTRUCTIONS,
+        context_tokens: int = 32_768,
+        max_tokens: int | None = 1024,
+        tokenizer: Any = None,
+        timeout_s: float = 120.0,
+        max_retries: int = 2,
+        temperature: float | None = None,
+        request_options: Mapping[str, Any] | None = None,
+        _clients: _Clients | None = None,
+    ):
+        self.model = model
+        self.instructions = instructions
+        self.max_retries = max_retries
+        self.context = ContextPolicy(context_tokens, max_tokens or 0, tokenizer)
+        self._clients = _clients or _Clients(
+            client,
+            base_url=base_url,
+            api_key=api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY",
+            timeout=timeout_s,
+            max_retries=max_retries,
+        )
+        self._options: dict[str, Any] = dict(request_options or {})
+        if max_tokens is not None:
+            self._options.setdefault("max_tokens", max_tokens)
+        if temperature is not None:
+            self._options.setdefault("temperature", temperature)
+        self._tools = tool_schemas()
+        self.name: str | None = None
+        self.conversation: Conversation | None = None
+        self._intro = ""
+
+    @classmethod
+    def team(cls, n: int, model: str, **kwargs: Any) -> list[LLMAgent]:
+        """`n` agents sharing one client (one connection pool), with the same settings."""
+        client = kwargs.pop("client", None)
+        clients = _Clients(
+            client,
+            base_url=kwargs.pop("base_url", None),
+            api_key=kwargs.pop("api_key", None) or os.environ.get("OPENAI_API_KEY") or "EMPTY",
+            timeout=kwargs.get("timeout_s", 120.0),
+            max_retries=kwargs.get("max_retries", 2),
+        )
+        return [cls(model, _clients=clients, **kwargs) for _ in range(n)]
+
+    # ------------------------------------------------------------------ protocol
+
+    def reset(self, agent_name: str, task_info: TaskInfo) -> None:
+        """Start a new conversation: the instructions and the task's introduction."""
+        self.name = agent_name
+        self._intro = task_info.intro
+        system = self.instructions.format(
+            agent_name=agent_name, team=_team(agent_name, task_info.agent_names)
+        )
+        self.conversation = Conversation(system + "\n\n" + task_info.intro)
+
+    async def act(self, observation: str, info: dict[str, Any]) -> Action:
+        """Ask the server for the next tool call; returns it with the server's usage."""
+        conv = self.conversation
+        if conv is None:
+            raise AgentError("LLMAgent.act() before reset(agent_name, task_info)")
+        if len(conv.messages) == 1 and self._intro and observation.startswith(self._intro):
+            # The introduction is in the system prompt already: send only what is new.
+            observation = observation[len(self._intro) :].lstrip() or observation
+        conv.observe(observation)
+        self.context.fit(conv.messages, self._tools)
+        t0 = wallclock.perf_counter()
+        try:
+            completion = await self._clients.get().chat.completions.create(
+                model=self.model, messages=conv.messages, tools=self._tools, **self._options
+            )
+        except (openai.OpenAIError, ValueError) as e:  # ValueError: a body that is not JSON
+            raise AgentError(
+                f"{self.name}: the model server failed (after up to {self.max_retries} "
+                f"retries): {type(e).__name__}: {e}"
+            ) from e
+        latency = wallclock.perf_counter() - t0
+        if not completion.choices:
+            raise AgentError(f"{self.name}: the server's reply has no choices")
+        choice = completion.choices[0]
+        message = choice.message
+        calls = [c.model_dump() for c in message.tool_calls or [] if c.type == "function"]
+        call = conv.reply(message.content, calls)
+        usage = completion.usage
+        if usage is not None:
+            self.context.learn(conv.messages[:-1], self._tools, usage.prompt_tokens)
+        if call is not None:
+            tool_call: dict[str, Any] = {**call, "content": message.content or ""}
+        else:  # no tool call: the environment's error observation is the nudge
+            tool_call = {"role": "assistant", "content": message.content or "", "tool_calls": []}
+        return Action(
+            tool_call=tool_call,
+            usage=usage,
+            latency_s=latency,
+            meta={"finish_reason": choice.finish_reason, "tool_calls": len(calls)},
+        )
+
+    async def aclose(self) -> None:
+        """Close the client this agent made in the running event loop (not a given one)."""
+        await self._clients.aclose()
