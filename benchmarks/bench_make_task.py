@@ -180,7 +180,7 @@ def run_cli(*args: str) -> float:
 
 def baseline_make(project: Path, out: Path) -> int:
     """Today's make-task: the whole suite once per candidate function, serially."""
-    from swarm_envs.generators import ProjectRunner
+    from swarm_envs.scoring.runner import ProjectRunner
     from swarm_envs.stubbing import iter_functions, stub_units
     from swarm_envs.task import Task, Unit
 
@@ -217,7 +217,7 @@ def baseline_make(project: Path, out: Path) -> int:
 
 def baseline_validate(folder: Path) -> None:
     """Today's validate: reference twice, the start, then each unit alone, serially."""
-    from swarm_envs.generators import ProjectRunner
+    from swarm_envs.scoring.runner import ProjectRunner
     from swarm_envs.task import Task
     from swarm_envs.validation import unit_problems
 

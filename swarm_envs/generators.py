@@ -8,26 +8,21 @@ implementation of a unit and a few wrong-but-plausible ones.
 from __future__ import annotations
 
 import ast
-import collections
 import os
-import queue
 import random
 import re
 import shutil
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Literal
 
 import tomli_w
 
 from swarm_envs.error import InstanceError
+from swarm_envs.scoring.runner import ProjectRunner
 from swarm_envs.stubbing import StubError, body_start, definition_texts, stub_units, targets
 from swarm_envs.task import Task, Unit
-
-T = TypeVar("T")
-R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -85,185 +80,7 @@ def _hunk(path: str, old_def: str, new_def: str, file_text: str) -> Patch:
         lo, hi = max(0, lo - 1), max(0, hi - 1)
 
 
-# ---------------------------------------------------------------------------- evaluation
-
-
-class ProjectRunner:
-    """Runs a task's canonical tests on arbitrary versions of its project files.
-
-    Used by generators (is a mutant detected?), validation and bring-your-own; it
-    goes through the same sandbox and scorer as an episode.
-
-    Args:
-        task: the task whose canonical tests run.
-        scorer: `"fast"` or `"subprocess"`.
-        sandbox: the sandbox backend.
-        workers: fork servers of a fast scorer (default: its own default).
-        test_timeout_s: a fast scorer's limit on a test that makes no progress; may be
-            changed between runs (`runner.test_timeout_s = ...`).
-    """
-
-    def __init__(
-        self,
-        task: Task,
-        *,
-        scorer: str = "fast",
-        sandbox: str = "local",
-        workers: int | None = None,
-        test_timeout_s: float | None = None,
-    ):
-        from swarm_envs.sandboxes import make_sandbox
-        from swarm_envs.scoring import FastScorer, make_scorer
-        from swarm_envs.task import task_roots
-
-        self.task = task
-        self.sandbox = make_sandbox(sandbox, hide=[*task_roots(), task.root])
-        try:
-            if scorer == "fast" and (workers or test_timeout_s):
-                self.scorer = FastScorer(
-                    task, self.sandbox, workers=workers, test_timeout_s=test_timeout_s
-                )
-            else:
-                self.scorer = make_scorer(task, self.sandbox, kind=scorer)
-        except BaseException:
-            self.sandbox.close()
-            raise
-
-    @property
-    def test_timeout_s(self) -> float | None:
-        """The fast scorer's per-test limit (None for the subprocess scorer)."""
-        return getattr(self.scorer, "test_timeout_s", None)
-
-    @test_timeout_s.setter
-    def test_timeout_s(self, value: float) -> None:
-        if hasattr(self.scorer, "test_timeout_s"):
-            self.scorer.test_timeout_s = value
-
-    def run(self, files: dict[str, bytes], selection: list[str] | None = None):
-        """A `TestReport` of `selection` (default: all tests) on the project `files`."""
-        root = self.sandbox.root
-        for child in list(root.iterdir()):
-            if child.is_dir() and not child.is_symlink():
-                shutil.rmtree(child)
-            else:
-                child.unlink()
-        self.task.materialize(root, files)
-        return self.scorer.evaluate(selection)
-
-    def test_ids(self) -> list[str]:
-        return self.scorer.test_ids()
-
-    def close(self) -> None:
-        self.scorer.close()
-        self.sandbox.close()
-
-    def __enter__(self) -> ProjectRunner:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class RunnerPool:
-    """Several `ProjectRunner`s of one task (one fork server each), run side by side.
-
-    `imap(fn, items)` calls `fn(runner, item)` with a free runner for every item, at most
-    one call per runner at a time, and yields the results in the order of `items`.
-
-    Args:
-        task: the task.
-        size: runners (default: one per CPU, at most 2).
-        test_timeout_s: each runner's per-test limit (changeable per call).
-    """
-
-    def __init__(self, task: Task, size: int | None = None, test_timeout_s: float | None = None):
-        n = size or max(1, min(2, os.cpu_count() or 1))
-        self.task = task
-        self.runners: list[ProjectRunner] = []
-        try:
-            for _ in range(n):
-                self.runners.append(ProjectRunner(task, workers=1, test_timeout_s=test_timeout_s))
-        except BaseException:
-            self.close()
-            raise
-
-    def imap(self, fn: Callable[[ProjectRunner, T], R], items: Iterable[T]) -> Iterator[R]:
-        free: queue.Queue[ProjectRunner] = queue.Queue()
-        for r in self.runners:
-            free.put(r)
-
-        def call(item: T) -> R:
-            runner = free.get()
-            try:
-                return fn(runner, item)
-            finally:
-                free.put(runner)
-
-        with ThreadPoolExecutor(len(self.runners), thread_name_prefix="runner") as ex:
-            pending: collections.deque[Future[R]] = collections.deque()
-            it = iter(items)
-            for item in it:
-                pending.append(ex.submit(call, item))
-                if len(pending) >= len(self.runners):
-                    yield pending.popleft().result()
-            while pending:
-                yield pending.popleft().result()
-
-    def run_all(
-        self, files: dict[str, bytes], selection: Sequence[str] | None = None, *, rotate: int = 0
-    ):
-        """One `TestReport` of `selection` (default: every test), split over the runners.
-
-        The tests are split by test file into one part per runner; `rotate` shifts which
-        runner gets which part (a re-run with `rotate=1` runs every test in other processes).
-        """
-        from swarm_envs.scoring import TestReport, select_tests
-
-        ids, _ = select_tests(self.runners[0].test_ids(), selection)
-        by_file: dict[str, list[str]] = {}
-        for t in ids:
-            by_file.setdefault(t.split("::")[0], []).append(t)
-        parts: list[list[str]] = [[] for _ in self.runners]
-        for _, nids in sorted(by_file.items(), key=lambda kv: -len(kv[1])):
-            min(parts, key=len).extend(nids)
-        n = len(parts)
-        jobs = [(i, parts[(i + rotate) % n]) for i in range(n) if parts[(i + rotate) % n]]
-        if len(jobs) < 2:
-            return self.runners[rotate % n].run(files, list(selection) if selection else None)
-        reports = list(self.imap_each(lambda runner, part: runner.run(files, part), jobs))
-        per_test: dict[str, bool] = {}
-        failures: dict[str, str] = {}
-        for rep in reports:
-            per_test.update(rep.per_test)
-            failures.update(rep.failures)
-        bad = [rep for rep in reports if rep.verdict != "ok"]
-        return TestReport(
-            per_test={t: per_test.get(t, False) for t in ids},
-            failures=failures,
-            verdict="no_verdict" if bad else "ok",
-            error=bad[0].error if bad else None,
-            wall_s=max(rep.wall_s for rep in reports),
-            cached=all(rep.cached for rep in reports),
-            ran=sum(rep.ran for rep in reports),
-        )
-
-    def imap_each(
-        self, fn: Callable[[ProjectRunner, T], R], jobs: Sequence[tuple[int, T]]
-    ) -> list[R]:
-        """`fn(runners[i], item)` for every `(i, item)` of `jobs`, all at once."""
-        with ThreadPoolExecutor(len(jobs), thread_name_prefix="runner") as ex:
-            futures = [ex.submit(fn, self.runners[i], item) for i, item in jobs]
-            return [f.result() for f in futures]
-
-    def close(self) -> None:
-        for r in self.runners:
-            r.close()
-
-    def __enter__(self) -> RunnerPool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+# ---------------------------------------------------------------------------- batching
 
 
 def disjoint_batches(sets: Sequence[frozenset[str]], limit: int = 24) -> list[list[int]]:
@@ -322,9 +139,11 @@ class Mutation:
     original: str
 
     def describe(self) -> str:
+        """One line saying where the mutation is and what it changes."""
         return f"{self.path}:{self.line} {self.kind}: {self.original!r} -> {self.replacement!r}"
 
     def apply(self, source: str) -> str:
+        """`source` with this mutation applied (at its line and column)."""
         lines = source.splitlines(keepends=True)
         offsets = [0]
         for line in lines:
@@ -354,7 +173,7 @@ def mutations(source: str, unit: Unit) -> list[Mutation]:
         raise StubError(f"{unit.path}: {e}") from None
     out: list[Mutation] = []
 
-    def add(kind: str, target: ast.AST, new: ast.AST | str) -> None:
+    def add(kind: str, target: ast.expr | ast.stmt, new: ast.AST | str) -> None:
         original = _segment(source, target)
         replacement = new if isinstance(new, str) else ast.unparse(new)
         if replacement == original:
@@ -374,6 +193,7 @@ def mutations(source: str, unit: Unit) -> list[Mutation]:
             at = (getattr(sub, "lineno", 0), getattr(sub, "col_offset", 0))
             if at < first or isinstance(sub, ast.FunctionDef):
                 continue
+            new: ast.AST
             if isinstance(sub, ast.BinOp) and type(sub.op) in _BINOP_SWAPS:
                 new = ast.BinOp(sub.left, _BINOP_SWAPS[type(sub.op)](), sub.right)
                 add("operator", sub, new)
@@ -498,7 +318,8 @@ def generate(
         start = stub_units(solution, chosen)
     else:
         own = runner is None
-        runner = runner or ProjectRunner(task)
+        if runner is None:
+            runner = ProjectRunner(task)
         try:
             start = dict(solution)
             chosen = []
@@ -592,6 +413,13 @@ def _write_instance(
         task.solution_dir, dest / "solution", ignore=shutil.ignore_patterns("__pycache__")
     )
     shutil.copytree(task.tests_dir, dest / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+    for entry in task.manifest.tests.held_out:  # an instance keeps the held-out tests
+        src = task.root / entry
+        if src.is_dir():
+            shutil.copytree(src, dest / entry, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            (dest / entry).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(src, dest / entry)
     readme = task.root / "README.md"
     if readme.is_file():
         shutil.copy(readme, dest / "README.md")
@@ -644,7 +472,8 @@ def candidates(
     right = unit_patches(task, unit)
     out = [Candidate(unit.name, True, tuple((p.path, p.old, p.new) for p in right))]
     own = runner is None
-    runner = runner or ProjectRunner(task)
+    if runner is None:
+        runner = ProjectRunner(task)
     try:
         for m, mutated in detected_mutants(runner, unit, task.solution_files(), rng, n_wrong):
             wrong = unit_patches(task, unit, target=mutated[unit.path].decode("utf-8"))

@@ -2,8 +2,9 @@
 
 Checks, each through the real sandbox and scorer:
 
-1. the reference solution passes every test (a test it skips or xfails here fails: a skip
-   is not a pass; such tests belong in the manifest's `tests.deselect`);
+1. the reference solution passes every test, held-out tests included (a test it skips or
+   xfails here fails: a skip is not a pass; such tests belong in the manifest's
+   `tests.deselect`);
 2. the reference passes the same tests twice, the second time in other worker processes
    (determinism, and test ids that are the same in every process);
 3. the starting state collects (every canonical test is reported) and passes a known
@@ -19,8 +20,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from swarm_envs.generators import ProjectRunner, RunnerPool, disjoint_batches
-from swarm_envs.scoring import select_tests
+from swarm_envs.generators import disjoint_batches
+from swarm_envs.scoring import TestReport, select_tests
+from swarm_envs.scoring.runner import ProjectRunner, RunnerPool
 from swarm_envs.stubbing import stub_units
 from swarm_envs.task import Task
 
@@ -80,20 +82,20 @@ def _validate(
         rep.problems.append("no tests were collected from the reference solution")
         return
 
-    def run_all(files: dict[str, bytes], rotate: int = 0):  # noqa: ANN202
+    def run_all(files: dict[str, bytes], rotate: int = 0, held_out: bool = False) -> TestReport:
         if pool is not None:
-            return pool.run_all(files, rotate=rotate)
-        return runners[rotate % len(runners)].run(files)
+            return pool.run_all(files, rotate=rotate, held_out=held_out)
+        return runners[rotate % len(runners)].run(files, held_out=held_out)
 
     solution = task.solution_files()
-    ref = run_all(solution)
+    ref = run_all(solution, held_out=True)  # held-out tests must pass too
     if ref.verdict != "ok":
         rep.problems.append(f"reference: no verdict ({ref.error})")
         return
     rep.problems += reference_problems(ref.per_test, ref.failures)
     # Determinism: a second, uncached run of the same files, each test in other worker
     # processes than the first time (ids that differ between processes show up too).
-    again = run_all({**solution, "validation_nonce.txt": b"1"}, rotate=1)
+    again = run_all({**solution, "validation_nonce.txt": b"1"}, rotate=1, held_out=True)
     if again.cached:
         rep.problems.append("internal: the determinism re-run was served from the cache")
     if again.per_test != ref.per_test:

@@ -8,7 +8,8 @@ from swarm_envs.baselines.scripted import make_team
 import swarm_envs
 from swarm_envs.cli import main
 from swarm_envs.error import InstanceError
-from swarm_envs.generators import ProjectRunner, generate, unit_patches
+from swarm_envs.generators import generate, unit_patches
+from swarm_envs.scoring.runner import ProjectRunner
 from swarm_envs.task import get_task
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from swarm_envs.generators import ProjectRunner
+from swarm_envs.scoring.runner import ProjectRunner
 from swarm_envs.task import Task
 
 SCORERS = ("fast", "subprocess")
@@ -106,7 +106,7 @@ def test_a_helper_test_forged_under_the_helpers_file_name_is_still_caught(tmp_pa
     files = {**MIXIN_TASK, "solution/pk/__init__.py": forged, "tests/test_a.py": test_a}
     rep = reference(task_folder(tmp_path / "forged", files), scorer)
     assert rep.passed == 0
-    assert all("replaced by the code under test" in t for t in rep.failures.values())
+    assert rep.integrity and rep.integrity[0]["kind"] == "code_forged", rep.integrity
 
 
 @pytest.mark.parametrize("scorer", SCORERS)
@@ -807,7 +807,40 @@ def test_a_wrapper_forged_as_library_code_is_caught(tmp_path, scorer):
         "tests/test_a.py": "import pk  # noqa: F401\nfrom tests import Helper\n\nclass TestOne(Helper):\n    pass\n",
     }
     rep = reference(task_folder(tmp_path / "forgedwrap", files), scorer)
-    assert rep.passed == 0 and "replaced" in next(iter(rep.failures.values()))
+    assert rep.passed == 0
+    assert rep.integrity and rep.integrity[0]["kind"] == "code_forged", rep.integrity
+
+
+@pytest.mark.parametrize("scorer", SCORERS)
+def test_a_workspace_wrapper_around_a_canonical_test_is_caught(tmp_path, scorer):
+    # A wrapper of the workspace's own, with `__wrapped__` leading to the canonical test:
+    # the chain from the test function to canonical code may pass through library code only.
+    forged = """
+        import functools
+
+        def home():
+            raise NotImplementedError
+
+        def _swap():
+            import tests
+            real = tests.Helper.test_home
+
+            @functools.wraps(real)
+            def passes(*args, **kwargs):
+                return None
+
+            tests.Helper.test_home = passes
+
+        _swap()
+    """
+    files = {
+        "solution/pk/__init__.py": forged,
+        "tests/__init__.py": "class Helper:\n    def test_home(self):\n        from pk import home\n        assert home()\n",
+        "tests/test_a.py": "import pk  # noqa: F401\nfrom tests import Helper\n\nclass TestOne(Helper):\n    pass\n",
+    }
+    rep = reference(task_folder(tmp_path / "workspacewrap", files), scorer)
+    assert rep.passed == 0
+    assert any("not canonical code" in f["detail"] for f in rep.integrity), rep.integrity
 
 
 # ---------------------------------------------------------------------------- the graph

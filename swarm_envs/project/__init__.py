@@ -37,12 +37,12 @@ import tomli_w
 
 from swarm_envs.environment import WHEELS
 from swarm_envs.error import ProjectError
-from swarm_envs.generators import RunnerPool
 from swarm_envs.project.graph import UnitRef, dependencies, order, restrict
 from swarm_envs.project.layout import Note, Project, read_project
 from swarm_envs.project.profile import ReferenceProfile, profile_reference
 from swarm_envs.project.requirements import distributions_for, fetch_wheels
 from swarm_envs.project.units import Candidate, find_candidates, map_tests, probe
+from swarm_envs.scoring.runner import RunnerPool
 from swarm_envs.task import MANIFEST, Suite, Task, bundled_task, is_task_name, register_task
 
 __all__ = ["MakeTaskResult", "build_task", "make_task"]
@@ -283,8 +283,8 @@ def _build(
             notes.append(
                 Note("dropped", f"{c.where} {c.symbol}", "stubbing it fails none of its tests")
             )
-    suite = [t for t in profile.collected if t not in deselected]
-    units = _units(reached, found, solution, suite)
+    canonical = [t for t in profile.collected if t not in deselected]
+    units = _units(reached, found, solution, canonical)
     manifest["units"] = units
     if description is None:
         manifest["description"] = _description(name, proj, len(units))
@@ -386,8 +386,8 @@ def _check_profile(
             f"machine:\n{_group(failed)}\nFix them, leave their files out with --exclude, "
             "or deselect them with --deselect-failing."
         )
-    for nid, text in failed.items():
-        deselected[nid] = f"fails on the reference: {_reason(text)}"
+    for nid, failure in failed.items():
+        deselected[nid] = f"fails on the reference: {_reason(failure)}"
 
 
 def _check_reference(
@@ -403,11 +403,15 @@ def _check_reference(
     if not failing:
         return
     reasons: dict[str, str] = {}
+    flagged = {f.get("test", ""): f for f in ref.integrity}
     for nid, text in failing.items():
         if nid not in profile.tests:
             reasons[nid] = "its id differs between test processes (built from something random?)"
-        elif "replaced by the code under test" in text:
-            reasons[nid] = "reported as replaced by the code under test: " + text
+        elif nid in flagged or ref.integrity:
+            f = flagged.get(nid) or ref.integrity[0]
+            reasons[nid] = (
+                f"flagged by the scorer's integrity guard ({f.get('kind')}): {f.get('detail')}"
+            )
         else:
             reasons[nid] = (
                 "fails under the scorer's sandbox (no network, read-only tests): "
