@@ -377,6 +377,7 @@ class FastScorer(Scorer):
         return out, notes, findings
 
     def close(self) -> None:
+        """Stop every worker; idempotent."""
         if self._closed:
             return
         with self._cv:

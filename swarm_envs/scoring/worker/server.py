@@ -82,6 +82,7 @@ class Server:
         self.seq = 0
 
     def fork(self, tree: str, targets: list[str], select_ids: list[str] | None) -> _Child:
+        """Start one evaluation of `targets` in `tree` in a forked child, in its own group."""
         r, w = os.pipe()
         self.seq += 1
         tmp = f"/tmp/eval-{os.getpid()}-{self.seq}"
@@ -119,6 +120,7 @@ class Server:
         return _Child(pid, r, tmp)
 
     def reap(self, child: _Child) -> None:
+        """Kill the child's process group and collect its exit status."""
         try:
             os.killpg(child.pid, signal.SIGKILL)
         except OSError:
