@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from _pytest.python import Function
+from _pytest.unittest import TestCaseFunction
 
 from .guard import REPORT_EVENT
 
@@ -33,7 +34,9 @@ def _methods(cls: type) -> frozenset[str]:
     return frozenset(names - {"__init__"})
 
 
-for _cls in (Function, getattr(sys.modules.get("_pytest.unittest"), "TestCaseFunction", None)):
+# unittest.TestCase tests are items of _pytest.unittest's kind, imported here: this module
+# is imported before pytest's default plugins are.
+for _cls in (Function, TestCaseFunction):
     if isinstance(_cls, type):
         _ITEM_TYPES[_cls] = _methods(_cls)
 
