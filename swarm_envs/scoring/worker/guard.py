@@ -107,6 +107,8 @@ LEGITIMATE_CHANGES = frozenset(
     | {("re", "_cache"), ("re", "_MAXCACHE")}
     # Made on first use: the random name sequence and the temporary directory.
     | {("tempfile", "_name_sequence"), ("tempfile", "tempdir")}
+    # Set by time.tzset() (a test that changes TZ).
+    | {("time", n) for n in ("tzname", "timezone", "altzone", "daylight")}
     | {("_pytest.debugging.pytestPDB", n) for n in ("_config", "_pluginmanager", "_saved")}
 )
 _VETO = "refused by the scoring harness"
