@@ -133,6 +133,11 @@ class Episode:
         """
         self._default_cap = check_time_cap(seconds, "time_cap")
 
+    @property
+    def default_time_cap(self) -> float:
+        """The time cap of the next episode without a `time_cap` option."""
+        return self._default_cap
+
     def reset(self, seed: int | None = None, time_cap: float | None = None) -> None:
         """Start a new episode: a fresh sandbox with the task's starting state, scored."""
         cap = self._default_cap if time_cap is None else check_time_cap(time_cap, "time_cap")

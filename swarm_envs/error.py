@@ -69,6 +69,10 @@ class BackendUnavailable(SandboxError):
     """A sandbox backend is not usable on this machine (for example, no Docker engine)."""
 
 
+class SpaceError(Error, ValueError):
+    """A value does not fit a space's batched or shared-memory form (vector environments)."""
+
+
 class ScoringError(Error):
     """The scorer itself failed: the step has no verdict (never a silent zero)."""
 

@@ -41,6 +41,7 @@ class SwarmBase:
     def __init__(self, task: str | Task = "calc", **config: Any):
         self.config = EnvConfig.build(**config)
         self.task = get_task(task)
+        self._recipe: dict[str, Any] = {"task": self.task, **config}
         m = self.task.manifest
         self.metadata = {**type(self).metadata, "name": f"swarm_{m.name}_v{m.version}"}
         self.render_mode: str | None = self.config.render_mode
@@ -48,6 +49,13 @@ class SwarmBase:
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         self._episode = Episode(self.task, self.config)
         self.agents: list[str] = []
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # An environment crosses processes (vector-env workers, Ray actors, deepcopy) as
+        # the recipe it was built from plus its sticky settings: a running episode holds
+        # a sandbox and processes that cannot be copied, so the copy starts un-reset.
+        sticky = {"time_cap": self._episode.default_time_cap}
+        return (_rebuild, (type(self), self._recipe, sticky))
 
     @property
     def episode(self) -> Episode:
@@ -111,6 +119,13 @@ class SwarmBase:
             raise Error(
                 f"unknown agent {name!r}; agents are {agent_range(len(self.possible_agents))}"
             ) from None
+
+
+def _rebuild(cls: type[SwarmBase], recipe: dict[str, Any], sticky: dict[str, Any]) -> SwarmBase:
+    """Unpickle an environment: build it from its recipe, restore its sticky settings."""
+    env = cls(**recipe)
+    env.set_time_cap(sticky["time_cap"])
+    return env
 
 
 class AgentSpaces(SwarmBase):

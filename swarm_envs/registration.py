@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import gymnasium
 
+from swarm_envs import task as _tasks
 from swarm_envs.task import Task, get_task, registered
 
 if TYPE_CHECKING:
@@ -23,12 +24,20 @@ def gym_id(task: Task) -> str:
 
 
 def register_envs() -> list[str]:
-    """Register every known task with Gymnasium (idempotent); returns the ids."""
+    """Register every known task with Gymnasium (idempotent); returns the ids.
+
+    Tasks registered later (`register_task`, a task folder given by path, a generated
+    instance) get their Gymnasium id as they are registered.
+    """
     ids = []
     for task_id, path in sorted(registered().items()):
         name, version = task_id.rsplit("-v", 1)
         env_id = f"{NAMESPACE}/{name}-v{version}"
-        if env_id not in gymnasium.registry:
+        registered_at = gymnasium.registry.get(env_id)
+        if registered_at is not None and registered_at.kwargs.get("task") != str(path):
+            del gymnasium.registry[env_id]  # the id now names another folder
+            registered_at = None
+        if registered_at is None:
             gymnasium.register(
                 id=env_id,
                 entry_point="swarm_envs.gym_env:SwarmGymEnv",
@@ -36,6 +45,9 @@ def register_envs() -> list[str]:
             )
         ids.append(env_id)
     return ids
+
+
+_tasks.on_register(lambda task: register_envs())
 
 
 def parallel_env(task: str | Task = "calc", num_agents: int = 4, **config: Any) -> SwarmParallelEnv:
