@@ -29,7 +29,7 @@ from swarm_envs import observation
 from swarm_envs.channels import MessageInfo, PostOffice, agent_names
 from swarm_envs.clock import Clock
 from swarm_envs.config import EnvConfig, check_time_cap
-from swarm_envs.error import ActionError, ResetNeeded, ScoringError
+from swarm_envs.error import ActionError, ClosedEnvironment, ResetNeeded, ScoringError
 from swarm_envs.outcome import END_KIND, AgentInfo, EndKind, EndReason, StepOutcome
 from swarm_envs.recording import (
     ActionEvent,
@@ -100,6 +100,7 @@ class Episode:
         self.recorder = Recorder(config.record_path) if config.record_path else None
         self._test_ids: list[str] | None = None
         self.started = False
+        self.closed = False
         self._new_state(config.seed, self._default_cap)
 
     def _new_state(self, seed: int | None, time_cap: float) -> None:
@@ -112,7 +113,9 @@ class Episode:
         self.agents = [AgentState(i, name) for i, name in enumerate(self.names)]
         self.ready: set[int] = set(range(n))  # agents that may act now
         self.completed: list[int] = []  # agents whose action completed during this step
+        self.ignored: list[int] = []  # busy agents whose action the last step ignored
         self.tokens = 0
+        self.total_reward = 0.0  # the collective return so far
         self.done_count = 0  # agents that said done
         self.ended: EndKind | None = None
         self.end_reason: EndReason | None = None
@@ -142,7 +145,7 @@ class Episode:
         """Start a new episode: a fresh sandbox with the task's starting state, scored."""
         cap = self._default_cap if time_cap is None else check_time_cap(time_cap, "time_cap")
         self.close_sandbox()
-        self.started = False
+        self.started = self.closed = False
         self._new_state(seed, cap)
         # Solutions and canonical tests of every known task stay out of the sandbox's view.
         self.sandbox = make_sandbox(self.config.sandbox, hide=[*task_roots(), self.task.root])
@@ -191,8 +194,12 @@ class Episode:
         self._workspace = None
 
     def close(self) -> None:
-        """Release everything the episode holds: sandbox, scorer, recording."""
+        """Release everything the episode holds: sandbox, scorer, recording.
+
+        `step` raises `ClosedEnvironment` afterwards; `reset` starts a new episode.
+        """
         self.close_sandbox()
+        self.started, self.closed = False, True
         if self.recorder:
             self.recorder.close()
 
@@ -212,7 +219,8 @@ class Episode:
         """One step of the protocol: the same for every API form.
 
         1. Each submitted action of a ready agent is parsed, costed and scheduled; an
-           agent that said `done` gets an error observation; busy agents are ignored.
+           agent that said `done` gets an error observation; the action of a busy agent
+           is ignored, and its info says so (`ignored`, until its next step).
         2. Completions are applied in time order until some agent is ready or the
            episode ends; the workspace is scored after each batch of effects.
         3. Budgets are checked (token budget, all done, time cap).
@@ -225,7 +233,10 @@ class Episode:
 
         Raises:
             ResetNeeded: the episode has not started or has already ended.
+            ClosedEnvironment: the environment was closed.
         """
+        if self.closed:
+            raise ClosedEnvironment("step() after close(): call reset() to start a new episode")
         if not self.started:
             raise ResetNeeded("step() before reset(): call reset() first")
         if self.ended:
@@ -235,6 +246,8 @@ class Episode:
             )
         refused: list[int] = []
         acted: list[int] = []
+        ignored: list[int] = []  # busy agents that were sent an action
+        unflagged = self._unflag_ignored()
         for i, action in submissions.items():
             st = self.agents[i]
             if st.done:
@@ -243,13 +256,17 @@ class Episode:
             elif i in self.ready:
                 self._submit(i, action)
                 acted.append(i)
+            else:
+                ignored.append(i)
         if self.ready:  # time stands still until every ready agent has acted
             reward = 0.0
             self._check_budgets()
         else:
             reward = self._advance_until_ready()  # checks the budgets after each batch
+            self.total_reward += reward
         if self.ended:
             self._observe_all()
+            self._flag_ignored(ignored)
             everyone = range(len(self.agents))
             self._record_step(reward, everyone)
             return StepOutcome(reward, everyone, self.ended, self.end_reason)
@@ -258,8 +275,30 @@ class Episode:
         for i in busy:
             self._mark_busy(i)
         observed = self._observe_changed()
+        self._flag_ignored(ignored)
         self._record_step(reward, observed)
-        return StepOutcome(reward, [*refused, *busy, *observed])
+        changed = [*refused, *busy, *observed]
+        if unflagged or ignored:
+            changed = list(dict.fromkeys([*changed, *unflagged, *ignored]))
+        return StepOutcome(reward, changed)
+
+    def _flag_ignored(self, agents: list[int]) -> None:
+        """Busy agents were sent actions: not applied, and their infos say so (one step)."""
+        for i in agents:
+            st = self.agents[i]
+            st.info = {**st.info, "ignored": True}
+        self.ignored = agents
+
+    def _unflag_ignored(self) -> list[int]:
+        """Clear the `ignored` marks of the last step; returns the agents whose info changed."""
+        flagged, self.ignored = self.ignored, []
+        for i in flagged:
+            st = self.agents[i]
+            if st.info.get("ignored"):
+                info = st.info.copy()
+                del info["ignored"]
+                st.info = info
+        return flagged
 
     def _submit(self, i: int, action: object) -> None:
         """Parse, cost and schedule agent `i`'s action (the agent must be ready)."""
@@ -673,3 +712,4 @@ class Episode:
             if st.result is None and st.error is None:
                 st.result = f"episode over: {self.end_reason}"
             self._observe(st, ready=False)
+            st.info["episode"] = {"r": self.total_reward, "l": st.actions, "t": self.clock.now}

@@ -81,6 +81,10 @@ class ResetNeeded(Error, gymnasium.error.ResetNeeded):
     """`step()` before the first `reset()`, or after the episode ended (every API form)."""
 
 
+class ClosedEnvironment(Error, gymnasium.error.ClosedEnvironmentError):
+    """`step()` after `close()`: the sandbox is gone; `reset()` starts a new episode."""
+
+
 class RecordingError(Error):
     """A file is not a swarm-envs recording (names the file and the line)."""
 

@@ -8,6 +8,7 @@ long parts are cut with the truncation marker so that the status line always sur
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
@@ -81,8 +82,31 @@ def status_line(now: float, time_cap: float, passed: int, total: int, name: str,
     )
 
 
+# Control characters left once the body is split into lines (tabs stay): shown escaped,
+# so that none can move the cursor or erase a line where an observation is displayed.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: what starts every continuation line of a message body
+QUOTE = "  | "
+
+
+def quote_body(text: str) -> str:
+    """A message body that cannot pass for anything but a message body.
+
+    Its first line follows the header; every further line starts with `QUOTE`, whatever
+    ended the one before (any line boundary `str.splitlines` knows: `\\r`, `\\v`, `\\f`,
+    `\\x1c`-`\\x1e`, `\\x85`, U+2028, U+2029), so no line of a body can look like a
+    message header or the status line.
+    """
+    lines = [_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", line) for line in text.splitlines()]
+    return ("\n" + QUOTE).join(lines)
+
+
 def messages_text(messages: Sequence[Message], names: Sequence[str], limit: int) -> str:
-    """The delivered messages as one block (empty without messages), at most `limit` long."""
+    """The delivered messages as one block (empty without messages), at most `limit` long.
+
+    One header per message (`[t=...s] sender -> you:` or `[t=...s] #channel sender:`);
+    the bodies are quoted (`quote_body`).
+    """
     if not messages:
         return ""
     text = "--- messages ---\n" + "\n".join(
@@ -90,7 +114,7 @@ def messages_text(messages: Sequence[Message], names: Sequence[str], limit: int)
         + (f"#{m.channel} " if m.channel else "")
         + f"{names[m.sender]}"
         + (": " if m.channel else " -> you: ")
-        + m.text
+        + quote_body(m.text)
         for m in messages
     )
     return cap_middle(text, limit)

@@ -68,11 +68,27 @@ class SandboxInfo(TypedDict):
     protections: dict[str, bool]
 
 
+class EpisodeStats(TypedDict):
+    """`infos[agent]["episode"]` at the end of an episode, as Gymnasium's
+    `RecordEpisodeStatistics` writes it, so that training scripts log it unchanged."""
+
+    #: the episode's return for this agent (the collective reward summed)
+    r: float
+    #: the agent's actions in the episode
+    l: int  # noqa: E741 - Gymnasium's name
+    #: the episode's length in virtual seconds (Gymnasium's wrapper: wall seconds)
+    t: float
+
+
 class _AgentInfoExtras(TypedDict, total=False):
     #: when a busy agent's action completes (virtual seconds); only while it is busy
     busy_until: float | None
     #: the sandbox backend and its active protections; only in the infos of `reset`
     sandbox: SandboxInfo
+    #: True: the agent was busy and the action sent for it in this step was not applied
+    ignored: bool
+    #: return, actions and virtual seconds of the episode; only when it ended
+    episode: EpisodeStats
 
 
 class AgentInfo(_AgentInfoExtras):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from pettingzoo import ParallelEnv
@@ -11,6 +12,8 @@ from swarm_envs.facade import AgentSpaces
 from swarm_envs.outcome import AgentInfo
 from swarm_envs.render import dashboard
 from swarm_envs.task import Task
+
+logger = logging.getLogger("swarm_envs")
 
 
 class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
@@ -67,8 +70,9 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
     `tests_passed`, `tests_total`, `per_test` (test id -> passing), `verdict`
     (`"no_verdict"` when the scorer failed; `verdict_error` says why), `tool`, `error`,
     `result`, `messages`, `tokens`, `team_tokens`, `done`, `termination`, `truncation`;
-    `busy_until` while the agent is busy, and `sandbox` (backend and active protections)
-    after `reset`.
+    `busy_until` while the agent is busy, `ignored` (True) in a step that ignored an
+    action sent for it while busy, and `sandbox` (backend and active protections) after
+    `reset`.
 
     ## Arguments
 
@@ -100,6 +104,7 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
         self._infos: dict[str, AgentInfo] = {}
         self._false: dict[str, bool] = {}
         self._zero: dict[str, float] = {}
+        self._warned_idle = False
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
@@ -123,15 +128,20 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
     ]:
         """Apply the ready agents' actions and run the clock until some agent is ready.
 
-        Actions of busy agents are ignored; an unknown agent name raises `Error` before
-        anything is applied.
+        Time moves only once every ready agent has an action: a step that leaves one
+        without moves no time (the first such step logs a warning naming them). Actions
+        of busy agents are ignored (`infos[agent]["ignored"]`); an unknown agent name
+        raises `Error` before anything is applied.
         """
         if not self.agents:
             raise ResetNeeded("step() on a finished or unstarted episode; call reset() first")
         ep, index = self._episode, self._index
-        out = ep.step(
-            {index[name] if name in index else self._agent(name): a for name, a in actions.items()}
-        )
+        submissions = {
+            index[name] if name in index else self._agent(name): a for name, a in actions.items()
+        }
+        if not self._warned_idle and not ep.ready.issubset(submissions):
+            self._warn_idle(sorted(ep.ready.difference(submissions)))
+        out = ep.step(submissions)
         for i in out.changed:
             st = ep.agents[i]
             self._obs[st.name], self._infos[st.name] = st.obs, st.info
@@ -146,6 +156,17 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
             terminated, truncated = self._false.copy(), self._false.copy()
         self._rendered_step()
         return obs, rewards, terminated, truncated, infos
+
+    def _warn_idle(self, idle: list[int]) -> None:
+        self._warned_idle = True
+        names = [self.possible_agents[i] for i in idle]
+        shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        logger.warning(
+            "step(): %s %s ready but got no action, so no time passes until every ready "
+            "agent acts (see env.ready_agents or infos[agent]['ready']); warned once",
+            shown,
+            "is" if len(names) == 1 else "are",
+        )
 
     @property
     def ready_agents(self) -> list[str]:
