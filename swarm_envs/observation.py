@@ -93,9 +93,9 @@ def quote_body(text: str) -> str:
     """A message body that cannot pass for anything but a message body.
 
     Its first line follows the header; every further line starts with `QUOTE`, whatever
-    ended the one before (any line boundary `str.splitlines` knows: `\\r`, `\\v`, `\\f`,
-    `\\x1c`-`\\x1e`, `\\x85`, U+2028, U+2029), so no line of a body can look like a
-    message header or the status line.
+    ended the one before (any line boundary `str.splitlines` knows: CR, VT, FF, the
+    separators U+001C to U+001E, NEL, U+2028, U+2029), so no line of a body can look
+    like a message header or the status line.
     """
     lines = [_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", line) for line in text.splitlines()]
     return ("\n" + QUOTE).join(lines)
@@ -117,7 +117,7 @@ def messages_text(messages: Sequence[Message], names: Sequence[str], limit: int)
         + quote_body(m.text)
         for m in messages
     )
-    return cap_middle(text, limit)
+    return cap_middle(text, limit, whole_lines=True)
 
 
 def compose(body: str | None, messages: str, status: str, limit: int) -> tuple[str, str]:
@@ -129,7 +129,7 @@ def compose(body: str | None, messages: str, status: str, limit: int) -> tuple[s
     shown = cap_middle(body, max(budget, 64)) if body else ""
     parts = [p for p in (shown, messages) if p]
     parts.append(status)
-    return cap_middle("\n".join(parts), limit), shown
+    return cap_middle("\n".join(parts), limit, whole_lines=True), shown
 
 
 def format_report(report: Report, max_failures: int = 10) -> str:

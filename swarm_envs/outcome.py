@@ -69,8 +69,10 @@ class SandboxInfo(TypedDict):
 
 
 class EpisodeStats(TypedDict):
-    """`infos[agent]["episode"]` at the end of an episode, as Gymnasium's
-    `RecordEpisodeStatistics` writes it, so that training scripts log it unchanged."""
+    """`infos[agent]["episode"]` at the end of an episode.
+
+    Gymnasium's `RecordEpisodeStatistics` keys, so that training scripts log it unchanged.
+    """
 
     #: the episode's return for this agent (the collective reward summed)
     r: float

@@ -38,7 +38,12 @@ def test_cleanrl_style_logging_reads_them_from_a_gymnasium_vector_env():
             if "episode" in infos:
                 for i in np.flatnonzero(infos["_episode"]):
                     logged.append(
-                        (i, infos["episode"]["r"][i], infos["episode"]["l"][i], infos["episode"]["t"][i])
+                        (
+                            i,
+                            infos["episode"]["r"][i],
+                            infos["episode"]["l"][i],
+                            infos["episode"]["t"][i],
+                        )
                     )
     finally:
         envs.close()
