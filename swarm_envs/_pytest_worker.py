@@ -181,7 +181,9 @@ def _short(report: object) -> str:
     crash = getattr(getattr(report, "longrepr", None), "reprcrash", None)
     head = [f"{crash.path}:{crash.lineno}: {crash.message}"] if crash is not None else []
     tail = lines[-FAILURE_LINES:]
-    return "\n".join(head + (["..."] if len(lines) > len(tail) else []) + tail)[:4000]
+    short = "\n".join(head + (["..."] if len(lines) > len(tail) else []) + tail)
+    # Paths relative to the tree (the cwd), as the workspace shows them, not the scorer's.
+    return short.replace(os.getcwd() + os.sep, "")[:4000]
 
 
 def _critical() -> list[tuple[object, str, object]]:

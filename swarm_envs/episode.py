@@ -43,7 +43,7 @@ from swarm_envs.sandboxes import Sandbox, make_sandbox
 from swarm_envs.scoring import Scorer, TestReport, make_scorer, select_tests
 from swarm_envs.spaces import Observation
 from swarm_envs.task import Task, task_roots
-from swarm_envs.tools import TOOLS, Wait
+from swarm_envs.tools import TEAM_TOOLS, TOOLS, Wait
 from swarm_envs.workspace import Workspace
 
 logger = logging.getLogger("swarm_envs")
@@ -175,10 +175,11 @@ class Episode:
                 )
             )
         m = self.task.manifest
-        intro = observation.intro(self.task.id, m.description, len(self.agents), list(TOOLS))
+        n = len(self.agents)
+        tools = [t for t in TOOLS if n > 1 or t not in TEAM_TOOLS]
         protections = dict(self.sandbox.protections)
         for st in self.agents:
-            st.result = intro
+            st.result = observation.intro(self.task.id, m.description, st.name, n, tools, cap)
             self._observe(st)
             st.info["sandbox"] = {"backend": self.config.sandbox, "protections": protections}
         self.started = True
@@ -634,7 +635,8 @@ class Episode:
         limit = self.config.max_observation_chars
         body = st.result if st.error is None else f"ERROR: {st.error}"
         messages = observation.messages_text(msgs, self.names, max(limit // 3, 256)) if msgs else ""
-        text, shown = observation.compose(body, messages, self.status_line(st), limit)
+        tool = st.last_tool if st.error is None else None
+        text, shown = observation.compose(body, messages, self.status_line(st), limit, tool=tool)
         st.obs = Observation(text)
         st.prompt_chars += len(st.obs)
         st.messages = [m.to_dict(self.names) for m in msgs]

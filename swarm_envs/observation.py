@@ -8,6 +8,7 @@ long parts are cut with the truncation marker so that the status line always sur
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Protocol
@@ -50,17 +51,26 @@ class Report(Protocol):
         ...
 
 
-def intro(task_id: str, description: str, num_agents: int, tools: Sequence[str]) -> str:
-    """The first observation of every agent: the task, the team, the tools."""
-    return (
-        f"Task {task_id}: {description.strip()}\n\n"
-        f"You are one of {num_agents} agents working on the same project at the "
-        "same time; the team's reward is the number of tests that pass. Files, tests "
-        "and commands are shared. Talk with send_message (to one agent) and post (to a "
-        "channel; everyone is in #general). Act with one tool call per action: "
-        + ", ".join(tools)
-        + "."
+def intro(
+    task_id: str, description: str, name: str, num_agents: int, tools: Sequence[str], cap: float
+) -> str:
+    """The first observation of an agent: the task, the team (if any), the tools, the clock."""
+    clock = "Everything takes virtual time: each token you read or write, and each tool; " + (
+        f"the episode ends at t={cap:g}s, so keep your reasoning short."
+        if math.isfinite(cap)
+        else "the episode has no time cap, but the sooner tests pass the better."
     )
+    act = f"Act with one tool call per action ({', '.join(tools)}). "
+    if num_agents == 1:
+        who = "You work alone on this project; you are rewarded for every test that passes. "
+    else:
+        who = (
+            f"You are {name}, one of {num_agents} agents working on this project at the same "
+            "time; the team is rewarded for every test that passes. Files, tests and commands "
+            "are shared: a file may change after you read it. Talk with send_message (to one "
+            "agent) and post (to a channel; everyone is in #general). "
+        )
+    return f"Task {task_id}: {description.strip()}\n\n{who}{act}{clock}"
 
 
 def team(names: Sequence[str], me: str) -> str:
@@ -120,13 +130,29 @@ def messages_text(messages: Sequence[Message], names: Sequence[str], limit: int)
     return cap_middle(text, limit, whole_lines=True)
 
 
-def compose(body: str | None, messages: str, status: str, limit: int) -> tuple[str, str]:
+_NUMBERED = re.compile(r" *(\d+)\| ")
+
+
+def file_lines_hint(text: str, cut_from: int, cut_to: int) -> str:
+    """The truncation hint of a `read_file` result: which lines to read to see the cut."""
+    numbered = _NUMBERED.match(text)  # a line range, numbered from its first line
+    first = int(numbered.group(1)) if numbered else 1
+    a = first + text.count("\n", 0, cut_from)
+    b = first + text.count("\n", 0, max(cut_to - 1, cut_from))
+    return f"lines {a}-{b}; read_file with start_line={a}, end_line={b} shows them"
+
+
+def compose(
+    body: str | None, messages: str, status: str, limit: int, *, tool: str | None = None
+) -> tuple[str, str]:
     """(observation text of at most `limit` characters, the body as it appears in it).
 
-    The body gets the room that the messages and the status line leave.
+    The body gets the room that the messages and the status line leave; a cut
+    `read_file` result says which lines to read to see the rest.
     """
     budget = limit - len(status) - len(messages) - 2
-    shown = cap_middle(body, max(budget, 64)) if body else ""
+    hint = file_lines_hint if tool == "read_file" else None
+    shown = cap_middle(body, max(budget, 64), hint=hint) if body else ""
     parts = [p for p in (shown, messages) if p]
     parts.append(status)
     return cap_middle("\n".join(parts), limit, whole_lines=True), shown

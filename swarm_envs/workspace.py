@@ -38,6 +38,20 @@ class Workspace:
     def __init__(self, root: Path, is_protected: Callable[[str], bool] = lambda _: False):
         self.root = Path(root).resolve()
         self._is_protected = is_protected
+        # Who last changed each file through a file tool, and when: (agent, time, tool).
+        # Commands change files too, unseen; this is what an edit conflict can report.
+        self._changes: dict[str, tuple[int, float, str]] = {}
+
+    def note_change(self, path: str, agent: int, at: float, tool: str) -> None:
+        """Record that `agent` changed `path` with `tool` at virtual time `at`."""
+        self._changes[self.relpath(path)] = (agent, at, tool)
+
+    def last_change(self, path: str) -> tuple[int, float, str] | None:
+        """(agent, time, tool) of the last change of `path` by a file tool, or None."""
+        try:
+            return self._changes.get(self.relpath(path))
+        except ActionError:
+            return None
 
     # ---------------------------------------------------------------- paths
 
