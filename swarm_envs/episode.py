@@ -47,6 +47,8 @@ from swarm_envs.tools import TEAM_TOOLS, TOOLS, Wait
 from swarm_envs.workspace import Workspace
 
 logger = logging.getLogger("swarm_envs")
+#: the environment variable that holds the episode's seed in the sandbox
+SEED_ENV = "SWARM_SEED"
 DONE_AGAIN = "you already said done; your actions are no longer accepted"
 
 
@@ -141,14 +143,28 @@ class Episode:
         """The time cap of the next episode without a `time_cap` option."""
         return self._default_cap
 
-    def reset(self, seed: int | None = None, time_cap: float | None = None) -> None:
-        """Start a new episode: a fresh sandbox with the task's starting state, scored."""
+    def reset(
+        self, seed: int | None = None, time_cap: float | None = None, task: Task | None = None
+    ) -> None:
+        """Start a new episode: a fresh sandbox with the task's starting state, scored.
+
+        Args:
+            seed: seeds the episode and what runs in its sandbox (`PYTHONHASHSEED`, and
+                `SWARM_SEED` for agents' code to read).
+            time_cap: this episode's cap (default: `default_time_cap`).
+            task: the episode's task, when it changes between episodes (a distribution).
+        """
         cap = self._default_cap if time_cap is None else check_time_cap(time_cap, "time_cap")
         self.close_sandbox()
         self.started = self.closed = False
+        if task is not None and task is not self.task:
+            self.task, self._test_ids = task, None
         self._new_state(seed, cap)
+        env = {} if seed is None else {"PYTHONHASHSEED": str(seed % 2**32), SEED_ENV: str(seed)}
         # Solutions and canonical tests of every known task stay out of the sandbox's view.
-        self.sandbox = make_sandbox(self.config.sandbox, hide=[*task_roots(), self.task.root])
+        self.sandbox = make_sandbox(
+            self.config.sandbox, hide=[*task_roots(), self.task.root], env=env
+        )
         self.task.materialize(self.sandbox.root)
         self._workspace = Workspace(self.sandbox.root, self.task.is_protected)
         self.scorer = make_scorer(self.task, self.sandbox, kind=self.config.scorer)
@@ -539,7 +555,9 @@ class Episode:
                 f"run_tests: no test matches {selection}; use test files like "
                 "'tests/test_x.py' or ids like 'tests/test_x.py::test_y'"
             )
-        return observation.format_report(self._scorer().evaluate(selection))
+        return observation.reproducible(
+            observation.format_report(self._scorer().evaluate(selection))
+        )
 
     def run_command(self, command: str) -> str:
         """The `run_command` tool: run `command` in the sandbox, as text."""
@@ -550,7 +568,7 @@ class Episode:
             status = f"exit code {res.returncode}"
         else:
             status = "killed"
-        return f"$ {command}\n{res.output}\n[{status}]"
+        return f"$ {command}\n{observation.reproducible(res.output)}\n[{status}]"
 
     def wake(self, agent: int, at: float) -> None:
         """A message to `agent` arrives at `at`: a waiting agent wakes then."""
@@ -646,6 +664,7 @@ class Episode:
 
     def _info(self, st: AgentState, ready: bool, result: str | None) -> AgentInfo:
         return {
+            "task": self.task.id,
             "ready": ready,
             "time": self.clock.now,
             "time_left": max(self.time_cap - self.clock.now, 0.0),

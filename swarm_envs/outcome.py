@@ -100,6 +100,7 @@ class AgentInfo(_AgentInfoExtras):
     `busy_until`); the agents that observed at the latest time see the current score.
 
     Attributes:
+        task: the id of the episode's task (the instance drawn, for a distribution).
         ready: the agent must act next (it is idle; its action would be accepted).
         time: the virtual time of the agent's observation, in seconds.
         time_left: seconds until the time cap (0 once it is reached; inf without a cap).
@@ -120,6 +121,7 @@ class AgentInfo(_AgentInfoExtras):
             "scorer_failure", "stalled"), or None.
     """
 
+    task: str
     ready: bool
     time: float
     time_left: float

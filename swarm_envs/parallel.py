@@ -66,7 +66,8 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
 
     ## Info
 
-    `infos[agent]` is an `AgentInfo` (a `TypedDict`): `ready`, `time`, `time_left`,
+    `infos[agent]` is an `AgentInfo` (a `TypedDict`): `task` (the episode's task id),
+    `ready`, `time`, `time_left`,
     `tests_passed`, `tests_total`, `per_test` (test id -> passing), `verdict`
     (`"no_verdict"` when the scorer failed; `verdict_error` says why), `tool`, `error`,
     `result`, `messages`, `tokens`, `team_tokens`, `done`, `termination`, `truncation`;
@@ -79,6 +80,7 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
     | Parameter | Type | Default | Description |
     | --- | --- | --- | --- |
     | `task` | `str \| Task` | `"calc"` | task id (`"calc-v0"`), name (latest version) or folder |
+    | `instances` | `dict \| list \| None` | `None` | a task distribution (README: seeds) |
     | `num_agents` | `int` | `4` | agents in the swarm, 1 to 4096 |
     | `sync` | `"event" \| "round"` | `"event"` | step until any agent is ready, or a barrier |
     | `time` | `TimeModel \| dict` | `TimeModel()` | seconds per token, per tool, message latency |
@@ -87,7 +89,7 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
     | `max_observation_chars` | `int` | `12000` | cap on one observation |
     | `max_action_chars` | `int` | `200000` | cap on one action (longer is an error) |
     | `render_mode` | `"ansi" \| "human" \| None` | `None` | the dashboard as text, or printed |
-    | `seed` | `int \| None` | `None` | default seed of `reset()` |
+    | `seed` | `int \| None` | `None` | first unseeded `reset()`'s seed (later: its stream) |
     | `sandbox` | `"local" \| "docker"` | `"local"` | sandbox backend |
     | `scorer` | `"fast" \| "subprocess"` | `"fast"` | cached fork servers, or one pytest run each |
     | `record_path` | `str \| None` | `None` | record every episode to this JSON Lines file |
