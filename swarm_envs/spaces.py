@@ -94,9 +94,10 @@ def _batch(space: UnicodeText, n: int = 1) -> UnicodeTextBatch:
 
 
 # Gymnasium iterates a batch with the batched space, SuperSuit with the single one.
+# (mypy cannot match a concrete space with `iterate`'s generic fallback `Space[_T]`.)
 @iterate.register(UnicodeText)
 @iterate.register(UnicodeTextBatch)
-def _iterate(space: Tuple | UnicodeText, items: Iterable[str]) -> Iterator[str]:
+def _iterate(space: Tuple | UnicodeText, items: Iterable[str]) -> Iterator[str]:  # type: ignore[misc]
     if isinstance(items, str):  # iterating a str would give its characters
         raise SpaceError(
             f"a batch of {space!r} is a sequence of str, one per environment; got one str"
