@@ -161,3 +161,14 @@ def test_a_bad_seed_is_a_clear_error(make_env, seed):
     env = make_env("calc", num_agents=1)
     with pytest.raises(ConfigError, match=r"reset\(seed=.*expected a non-negative int"):
         env.reset(seed=seed)
+
+
+def test_a_vector_env_draws_per_sub_env_and_repeats_under_its_seed():
+    make = lambda: gymnasium.make("swarm/calc-v0", instances=STUBS)  # noqa: E731
+    envs = gymnasium.vector.SyncVectorEnv([make] * 2)
+    try:
+        first = tuple(envs.reset(seed=10)[1]["task"])
+        assert first[0] != first[1]  # sub-envs are seeded 10 and 11
+        assert tuple(envs.reset(seed=10)[1]["task"]) == first
+    finally:
+        envs.close()
