@@ -17,10 +17,20 @@ from .worker.protocol import Deframer
 PACKAGE = "_swarm_worker"
 _WORKER_DIR = pathlib.Path(__file__).with_name("worker")
 INI = b"[pytest]\naddopts =\n"
-# `python -I` puts no script directory on sys.path: add ours for the import, then take it
-# off again, so that no module of the workspace can be shadowed by a file of ours.
+# The worker runs as isolated as `python -I`, except that the environment is read, so that
+# PYTHONHASHSEED (the episode's seed) reaches the tests: the sandbox's environment is the
+# host's fixed one, and the bootstrap refuses any other PYTHON* variable (PYTHONPATH,
+# PYTHONHOME, PYTHONSTARTUP... what -I ignores). It takes its own folder off sys.path (what
+# -I, or -P, would leave out), adds it back for the one import, then removes it again, so
+# that no module of the workspace can be shadowed by a file of ours.
 BOOTSTRAP = b"""import os, sys
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+allowed = {"PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED"}
+stray = sorted(k for k in os.environ if k.startswith("PYTHON") and k not in allowed)
+if stray:
+    sys.exit(f"scoring worker: refusing to start with {stray} in the environment")
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+sys.path.insert(0, here)
 from _swarm_worker.main import main
 del sys.path[0]
 main(sys.argv[1:])
@@ -40,7 +50,7 @@ def install_worker(host: ScoringHost) -> None:
 
 def worker_argv(host: ScoringHost, mode: str) -> list[str]:
     """The command line that starts the worker in `mode` inside the sandbox."""
-    return [host.python, "-I", "-B", f"{host.inside_dir}/bin/run.py", mode]
+    return [host.python, "-s", "-B", f"{host.inside_dir}/bin/run.py", mode]
 
 
 def ini_path(host: ScoringHost) -> str:
