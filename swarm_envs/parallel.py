@@ -92,6 +92,8 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
     | `seed` | `int \| None` | `None` | first unseeded `reset()`'s seed (later: its stream) |
     | `sandbox` | `"local" \| "docker"` | `"local"` | sandbox backend |
     | `scorer` | `"fast" \| "subprocess"` | `"fast"` | cached fork servers, or one pytest run each |
+    | `workspace_quota` | `WorkspaceQuota \| dict` | defaults | what the workspace may hold |
+    | `reward_tests` | `"visible" \| "all"` | `"visible"` | the tests the reward counts |
     | `record_path` | `str \| None` | `None` | record every episode to this JSON Lines file |
     | `max_scorer_failures` | `int` | `3` | "no verdict" scorings in a row before ending |
 
