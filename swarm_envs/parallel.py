@@ -70,10 +70,12 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
     `ready`, `time`, `time_left`,
     `tests_passed`, `tests_total`, `per_test` (test id -> passing), `verdict`
     (`"no_verdict"` when the scorer failed; `verdict_error` says why), `tool`, `error`,
-    `result`, `messages`, `tokens`, `team_tokens`, `done`, `termination`, `truncation`;
-    `busy_until` while the agent is busy, `ignored` (True) in a step that ignored an
-    action sent for it while busy, and `sandbox` (backend and active protections) after
-    `reset`.
+    `result`, `messages`, `attribution` (the tests whose outcome changed since the
+    agent's previous observation, each change with the agents, tools and files of the
+    actions applied before it), `tokens`, `team_tokens`, `done`, `termination`,
+    `truncation`; `busy_until` while the agent is busy, `ignored` (True) in a step that
+    ignored an action sent for it while busy, and `sandbox` (backend and active
+    protections) after `reset`.
 
     ## Arguments
 
