@@ -5,19 +5,15 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import subprocess
-import sys
 
 import gymnasium
 import pytest
 from conftest import call
-from swarm_envs.sandboxes import make_sandbox
 
 import swarm_envs
 from swarm_envs import generators
-from swarm_envs.error import ConfigError, ScoringError
+from swarm_envs.error import ConfigError
 from swarm_envs.observation import reproducible
-from swarm_envs.scoring import make_scorer
 from swarm_envs.task import TASKS_ENV
 
 STUBS = {"kind": "stub", "k": 2}
@@ -73,15 +69,9 @@ def test_what_runs_in_the_sandbox_is_seeded(make_env):
     assert "failed" in outputs[0] and " in 0." not in outputs[0]  # no wall-clock figures
 
 
-def _hash_under(seed: int) -> str:
-    env = {**os.environ, "PYTHONHASHSEED": str(seed)}
-    argv = [sys.executable, "-c", "print(hash('swarm'))"]
-    return subprocess.run(argv, env=env, capture_output=True, text=True, check=True).stdout
-
-
 @pytest.fixture(scope="module")
 def seeded_task(tmp_path_factory):
-    """A task whose tests pass only when the scorer's Python is seeded with 7."""
+    """A task whose tests pass only when the scorer's test process sees SWARM_SEED=7."""
     root = tmp_path_factory.mktemp("tasks") / "seeded"
     files = {
         "task.toml": 'name = "seeded"\nsuite = "custom"\ndescription = "Seeded tests"\n'
@@ -90,9 +80,7 @@ def seeded_task(tmp_path_factory):
         "start/seeded.py": "SEED = 7\n",
         "tests/test_seeded.py": "import os\n\n\n"
         "def test_the_seed_is_readable():\n"
-        "    assert os.environ['SWARM_SEED'] == '7'\n\n\n"
-        "def test_the_hash_seed_follows_it():\n"
-        f"    assert hash('swarm') == {_hash_under(7).strip()}\n",
+        "    assert os.environ['SWARM_SEED'] == '7'\n",
     }
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -100,29 +88,17 @@ def seeded_task(tmp_path_factory):
     return swarm_envs.register_task(root)
 
 
-def test_the_scorers_test_runs_are_seeded(make_env, seeded_task):
+def test_the_scorers_test_runs_see_the_seed(make_env, seeded_task):
+    # Their hash seed is the task's own (`tests.hash_seed`), so that test ids stay stable.
     fast = make_env(seeded_task, num_agents=1)
-    assert fast.reset(seed=7)[1]["agent_0"]["tests_passed"] == 2
+    assert fast.reset(seed=7)[1]["agent_0"]["tests_passed"] == 1
     # The fast scorer's result cache is keyed by content, not by seed: the scorer that runs
     # every evaluation shows the next seed's runs.
     plain = make_env(seeded_task, num_agents=1, scorer="subprocess")
     assert plain.reset(seed=8)[1]["agent_0"]["tests_passed"] == 0
     obs, *_ = plain.step({"agent_0": call("run_tests", tokens=1)})
-    assert "0 passed, 2 failed" in obs["agent_0"]
-    assert plain.reset(seed=7)[1]["agent_0"]["tests_passed"] == 2
-
-
-def test_the_scoring_worker_refuses_any_other_python_variable(tmp_path):
-    # It reads the environment for PYTHONHASHSEED; whatever else `python -I` would ignore
-    # (here PYTHONPATH) stops it, with a reason, rather than changing what runs.
-    task = generators.generate(swarm_envs.get_task("calc"), "stub", 1, 99, tmp_path / "t")
-    sandbox = make_sandbox("local", env={"PYTHONHASHSEED": "7", "PYTHONPATH": "/tmp"})
-    try:
-        task.materialize(sandbox.root)
-        with pytest.raises(ScoringError, match=r"refusing to start with \['PYTHONPATH'\]"):
-            make_scorer(task, sandbox).test_ids()
-    finally:
-        sandbox.close()
+    assert "0 passed, 1 failed" in obs["agent_0"]
+    assert plain.reset(seed=7)[1]["agent_0"]["tests_passed"] == 1
 
 
 def test_wall_clock_figures_and_addresses_leave_command_output():

@@ -8,8 +8,7 @@ without earning it, so it is built around three rules:
    files into a private scoring tree that agents' commands cannot see, *leaving out* every
    protected path (`conftest.py`, `pytest.ini`, `tox.ini`, `setup.cfg`, `pyproject.toml`,
    `sitecustomize.py`, `usercustomize.py`, `*.pth`, `pytest.py`, `_pytest/`, `tests/`),
-   symlinks, devices, `__pycache__` and `.pyc` files. pytest runs with `python -s -B` and
-   no `PYTHON*` variable but the episode's hash seed (as isolated as `-I`), an
+   symlinks, devices, `__pycache__` and `.pyc` files. pytest runs with `python -I -B`, an
    explicit `-c` ini of ours, plugin autoloading off, and the project root *appended* to
    `sys.path` (a workspace module cannot shadow pytest or the standard library). The scoring
    worker sees its tree read-only, so code under test cannot rewrite what it is scored on.

@@ -9,28 +9,22 @@ import select
 import time
 from functools import cache
 
+from swarm_envs.environment import read_environment
 from swarm_envs.sandboxes.base import Sandbox, ScoringHost, WorkerHandle
+from swarm_envs.task import Task
 
 from .worker.protocol import Deframer
 
 #: the worker package's name inside the sandbox (underscored: no workspace module has it)
 PACKAGE = "_swarm_worker"
 _WORKER_DIR = pathlib.Path(__file__).with_name("worker")
-INI = b"[pytest]\naddopts =\n"
-# The worker runs as isolated as `python -I`, except that the environment is read, so that
-# PYTHONHASHSEED (the episode's seed) reaches the tests: the sandbox's environment is the
-# host's fixed one, and the bootstrap refuses any other PYTHON* variable (PYTHONPATH,
-# PYTHONHOME, PYTHONSTARTUP... what -I ignores). It takes its own folder off sys.path (what
-# -I, or -P, would leave out), adds it back for the one import, then removes it again, so
-# that no module of the workspace can be shadowed by a file of ours.
+# `python -I` puts no script directory on sys.path: add ours for the import, then take it
+# off again, so that no module of the workspace can be shadowed by a file of ours. The
+# process first re-executes itself under the task's hash seed (`settings.pin_process`).
 BOOTSTRAP = b"""import os, sys
-allowed = {"PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED"}
-stray = sorted(k for k in os.environ if k.startswith("PYTHON") and k not in allowed)
-if stray:
-    sys.exit(f"scoring worker: refusing to start with {stray} in the environment")
-here = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
-sys.path.insert(0, here)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _swarm_worker.settings import pin_process
+pin_process(os.path.abspath(__file__))
 from _swarm_worker.main import main
 del sys.path[0]
 main(sys.argv[1:])
@@ -40,17 +34,47 @@ main(sys.argv[1:])
 @cache
 def _worker_files() -> dict[str, bytes]:
     files = {f"{PACKAGE}/{p.name}": p.read_bytes() for p in sorted(_WORKER_DIR.glob("*.py"))}
-    return {**files, "run.py": BOOTSTRAP, "pytest.ini": INI}
+    return {**files, "run.py": BOOTSTRAP}
 
 
-def install_worker(host: ScoringHost) -> None:
-    """Copy the worker into the scoring area's `bin/`."""
-    host.sync("bin", _worker_files())
+def task_settings(task: Task) -> dict:
+    """What the worker needs to know of the task (`bin/task.json`, see `worker.settings`)."""
+    spec = task.manifest.tests
+    return {
+        "hash_seed": spec.hash_seed,
+        "project": task.top_level_names(),
+        "deselect": list(spec.deselect),
+        "site": "site" if task.manifest.requires else None,
+    }
+
+
+def install_worker(host: ScoringHost, task: Task) -> None:
+    """Copy the worker, the task's settings and its environment into the scoring area's `bin/`.
+
+    pytest runs with the task's own settings (`[tests.ini]`), never the workspace's. The
+    task's third-party packages (its `requires`, installed beforehand) are read-only there.
+
+    Raises:
+        RequirementsError: the task's requirements cannot be installed.
+    """
+    settings = task_settings(task)
+    site = {f"site/{rel}": data for rel, data in read_environment(task.environment()).items()}
+    if not site:
+        settings["site"] = None
+    host.sync(
+        "bin",
+        {
+            **_worker_files(),
+            "pytest.ini": task.pytest_ini(),
+            "task.json": json.dumps(settings, sort_keys=True).encode(),
+            **site,
+        },
+    )
 
 
 def worker_argv(host: ScoringHost, mode: str) -> list[str]:
     """The command line that starts the worker in `mode` inside the sandbox."""
-    return [host.python, "-s", "-B", f"{host.inside_dir}/bin/run.py", mode]
+    return [host.python, "-I", "-B", f"{host.inside_dir}/bin/run.py", mode]
 
 
 def ini_path(host: ScoringHost) -> str:

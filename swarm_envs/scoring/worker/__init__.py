@@ -1,8 +1,7 @@
 """The scoring worker: the modules that run inside the sandbox (standard library and pytest).
 
 The host copies this package into the sandbox's private scoring area as `_swarm_worker` and
-starts it with `python -s -B run.py MODE`, as isolated as `-I` but for the episode's
-`PYTHONHASHSEED` (see `swarm_envs.scoring.channel`); the sandbox
+starts it with `python -I -B run.py MODE` (see `swarm_envs.scoring.channel`); the sandbox
 cannot see the swarm_envs package. Only `protocol` (records, nonce framing, `RunState`) is
 also imported by the host.
 
