@@ -8,7 +8,7 @@ and a reachable engine). Both implement `Sandbox` and pass one contract test sui
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from swarm_envs.sandboxes.base import CommandResult, Sandbox, SandboxLimits
 
@@ -24,6 +24,7 @@ def make_sandbox(
     *,
     limits: SandboxLimits | None = None,
     hide: Iterable[os.PathLike[str] | str] = (),
+    env: Mapping[str, str] | None = None,
 ) -> Sandbox:
     """Create a fresh sandbox with an empty workspace.
 
@@ -34,6 +35,8 @@ def make_sandbox(
             task's folders, with its reference solution and held-out tests), since the
             sandbox knows nothing of tasks. The Docker backend shows no host path but the
             workspace and the scoring area, so there it has nothing to mask.
+        env: environment variables of every process of the sandbox, commands and test
+            runs alike, on top of its fixed minimal environment (the episode's seed).
 
     Raises:
         ConfigError: unknown backend name.
@@ -42,9 +45,9 @@ def make_sandbox(
     if backend == "local":
         from swarm_envs.sandboxes.local import LocalSandbox
 
-        return LocalSandbox(limits, hide=hide)
+        return LocalSandbox(limits, hide=hide, env=env)
     if backend == "docker":
         from swarm_envs.sandboxes.docker import DockerSandbox
 
-        return DockerSandbox(limits)
+        return DockerSandbox(limits, env=env)
     raise ConfigError(f"sandbox backend {backend!r} is unknown; choose one of {BACKENDS}")

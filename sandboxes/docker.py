@@ -107,7 +107,7 @@ def ensure_image(client: Any) -> str:
     return docker_image.ensure_image(client)
 
 
-def _container_kwargs(limits: SandboxLimits) -> dict[str, Any]:
+def _container_kwargs(limits: SandboxLimits, env: Mapping[str, str]) -> dict[str, Any]:
     from docker.types import Ulimit
 
     cpu = max(1, int(limits.cpu_s + 0.999))
@@ -139,6 +139,7 @@ def _container_kwargs(limits: SandboxLimits) -> dict[str, Any]:
             "LANG": "C.UTF-8",
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONUNBUFFERED": "1",
+            **env,
         },
         "detach": True,
         "auto_remove": False,
@@ -180,9 +181,14 @@ class DockerSandbox(Sandbox):
     backend = "docker"
 
     def __init__(
-        self, limits: SandboxLimits | None = None, *, base_dir: pathlib.Path | None = None
+        self,
+        limits: SandboxLimits | None = None,
+        *,
+        base_dir: pathlib.Path | None = None,
+        env: Mapping[str, str] | None = None,
     ):
         self.limits = limits or SandboxLimits()
+        self.env = dict(env or {})  # every container's, on top of the fixed environment
         self._closed = False
         self._containers: list[Any] = []
         self.client = _client()
@@ -264,7 +270,7 @@ class DockerSandbox(Sandbox):
                 working_dir=workdir,
                 tmpfs={"/tmp": f"size={self.limits.file_size_mb * 4}m,exec"},
                 name=f"swarm-envs-{self._id}-{len(self._containers)}",
-                **_container_kwargs(limits or self.limits),
+                **_container_kwargs(limits or self.limits, self.env),
             )
         except Exception as e:  # noqa: BLE001
             raise SandboxError(f"cannot start a sandbox container from {self.image}: {e}") from e

@@ -677,6 +677,7 @@ class LocalSandbox(Sandbox):
         base_dir: pathlib.Path | None = None,
         isolation: str | None = None,
         hide: Iterable[os.PathLike[str] | str] = (),
+        env: Mapping[str, str] | None = None,
     ):
         best = _isolation()
         if isolation is not None:
@@ -689,6 +690,7 @@ class LocalSandbox(Sandbox):
         self.limits = limits or SandboxLimits()
         self.isolation = isolation or best
         self.hide = tuple(pathlib.Path(h).resolve() for h in hide)
+        self.env = dict(env or {})  # every child's, on top of the scrubbed environment
         self.protections = detect_protections(self.isolation)
         drop, self._block_userns = _uid_drop(self.isolation)
         global _described
@@ -774,7 +776,7 @@ class LocalSandbox(Sandbox):
             popen = subprocess.Popen(
                 full,
                 cwd=cwd,
-                env=_scrubbed_env(home, env),
+                env=_scrubbed_env(home, {**self.env, **env}),
                 stdin=stdin,
                 stdout=subprocess.PIPE,
                 stderr=stderr,

@@ -10,7 +10,7 @@ The reward is collective: the change in the number of the project's tests that p
 from swarm_envs.actions import Action, ToolCall, Usage, tool_schemas
 from swarm_envs.config import EnvConfig, TimeModel
 from swarm_envs.outcome import AgentInfo, StepOutcome
-from swarm_envs.registration import env, parallel_env, raw_env, register_envs
+from swarm_envs.registration import env, gym_id, parallel_env, raw_env, register_envs
 from swarm_envs.rollout import Trajectory, arollout, rollout
 from swarm_envs.schedule import TimeCapSchedule
 from swarm_envs.task import Task, get_task, register_task, registered
@@ -32,6 +32,7 @@ __all__ = [
     "arollout",
     "env",
     "get_task",
+    "gym_id",
     "parallel_env",
     "raw_env",
     "register_envs",

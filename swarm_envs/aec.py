@@ -64,6 +64,10 @@ class SwarmAECEnv(AgentSpaces, AECEnv[str, str, Any]):
 
     def __init__(self, task: str | Task = "calc", **config: Any):
         super().__init__(task, **config)
+        # PettingZoo's aec_to_parallel steps every agent once per cycle, in order; here
+        # only ready agents act, in the clock's order. The parallel form is
+        # `swarm_envs.parallel_env`.
+        self.metadata = {**self.metadata, "is_parallelizable": False}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start an episode; `agent_selection` is the first ready agent."""

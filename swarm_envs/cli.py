@@ -11,6 +11,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from swarm_envs.error import Error
 from swarm_envs.task import SUITES
@@ -117,7 +118,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             total_reward += next(iter(rewards.values()), 0.0)
             progress.update(bar, completed=ep.passed, t=ep.now)
             if args.dashboard and steps % args.dashboard == 0:
-                progress.console.print(env.render())
+                # Plain text: rich would read the bars' "[###...]" as markup.
+                progress.console.print(Text(env.render() or ""))
     wall = time.perf_counter() - t0
     end = f"{ep.ended} ({ep.end_reason})"
     table = Table(title=f"{env.task.id}: {args.agents} agents, strategy {args.strategy!r}")
@@ -520,7 +522,12 @@ def _version() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `swarm-envs`; returns the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # the subcommand's usage, not the top level's
+        subcommands = next(
+            a for a in parser._actions if isinstance(a, argparse._SubParsersAction)
+        ).choices
+        subcommands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         return args.func(args)
     except Error as e:

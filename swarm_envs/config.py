@@ -102,7 +102,11 @@ class EnvConfig(_Model):
         default=200_000, ge=64, description="cap on one action's text (longer is an error)"
     )
     render_mode: Literal["ansi", "human"] | None = None
-    seed: int | None = Field(default=None, description="default seed of reset()")
+    seed: int | None = Field(
+        default=None,
+        ge=0,
+        description="seed of the first reset() given none (later ones continue its stream)",
+    )
     sandbox: Literal["local", "docker"] = Field(
         default="local", description="sandbox backend: 'local' (default) or 'docker'"
     )

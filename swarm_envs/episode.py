@@ -29,7 +29,7 @@ from swarm_envs import observation
 from swarm_envs.channels import MessageInfo, PostOffice, agent_names
 from swarm_envs.clock import Clock
 from swarm_envs.config import EnvConfig, check_time_cap
-from swarm_envs.error import ActionError, ResetNeeded, ScoringError
+from swarm_envs.error import ActionError, ClosedEnvironment, ResetNeeded, ScoringError
 from swarm_envs.outcome import (
     END_KIND,
     AgentInfo,
@@ -52,10 +52,12 @@ from swarm_envs.sandboxes import Sandbox, make_sandbox
 from swarm_envs.scoring import Scorer, TestReport, hidden_paths, make_scorer, select_tests
 from swarm_envs.spaces import Observation
 from swarm_envs.task import Task, task_roots
-from swarm_envs.tools import TOOLS, Wait
+from swarm_envs.tools import TEAM_TOOLS, TOOLS, Wait
 from swarm_envs.workspace import Workspace
 
 logger = logging.getLogger("swarm_envs")
+#: the environment variable that holds the episode's seed in the sandbox
+SEED_ENV = "SWARM_SEED"
 DONE_AGAIN = "you already said done; your actions are no longer accepted"
 
 
@@ -116,6 +118,7 @@ class Episode:
         self._test_ids: list[str] | None = None
         self._reward_ids: list[str] | None = None
         self.started = False
+        self.closed = False
         self._new_state(config.seed, self._default_cap)
 
     def _new_state(self, seed: int | None, time_cap: float) -> None:
@@ -129,7 +132,9 @@ class Episode:
         self.ready: set[int] = set(range(n))  # agents that may act now
         self.waiting: set[int] = set()  # agents in a `wait` (a post wakes only these)
         self.completed: list[int] = []  # agents whose action completed during this step
+        self.ignored: list[int] = []  # busy agents whose action the last step ignored
         self.tokens = 0
+        self.total_reward = 0.0  # the collective return so far
         self.done_count = 0  # agents that said done
         self.ended: EndKind | None = None
         self.end_reason: EndReason | None = None
@@ -157,16 +162,33 @@ class Episode:
         """
         self._default_cap = check_time_cap(seconds, "time_cap")
 
-    def reset(self, seed: int | None = None, time_cap: float | None = None) -> None:
-        """Start a new episode: a fresh sandbox with the task's starting state, scored."""
+    @property
+    def default_time_cap(self) -> float:
+        """The time cap of the next episode without a `time_cap` option."""
+        return self._default_cap
+
+    def reset(
+        self, seed: int | None = None, time_cap: float | None = None, task: Task | None = None
+    ) -> None:
+        """Start a new episode: a fresh sandbox with the task's starting state, scored.
+
+        Args:
+            seed: seeds the episode and what runs in its sandbox (`PYTHONHASHSEED`, and
+                `SWARM_SEED` for agents' code to read).
+            time_cap: this episode's cap (default: `default_time_cap`).
+            task: the episode's task, when it changes between episodes (a distribution).
+        """
         cap = self._default_cap if time_cap is None else check_time_cap(time_cap, "time_cap")
         self.close_sandbox()
-        self.started = False
+        self.started = self.closed = False
+        if task is not None and task is not self.task:
+            self.task, self._test_ids = task, None
         self._new_state(seed, cap)
+        env = {} if seed is None else {"PYTHONHASHSEED": str(seed % 2**32), SEED_ENV: str(seed)}
         # Solutions and canonical tests of every known task, and the scorer's cache on disk,
         # stay out of the sandbox's view.
         hide = [*task_roots(), self.task.root, *hidden_paths()]
-        self.sandbox = make_sandbox(self.config.sandbox, hide=hide)
+        self.sandbox = make_sandbox(self.config.sandbox, hide=hide, env=env)
         self.task.materialize(self.sandbox.root)
         self.scorer = make_scorer(
             self.task, self.sandbox, kind=self.config.scorer, quota=self.config.workspace_quota
@@ -197,10 +219,11 @@ class Episode:
                 )
             )
         m = self.task.manifest
-        intro = observation.intro(self.task.id, m.description, len(self.agents), list(TOOLS))
+        n = len(self.agents)
+        tools = [t for t in TOOLS if n > 1 or t not in TEAM_TOOLS]
         protections = dict(self.sandbox.protections)
         for st in self.agents:
-            st.result = intro
+            st.result = observation.intro(self.task.id, m.description, st.name, n, tools, cap)
             self._observe(st)
             st.info["sandbox"] = {"backend": self.config.sandbox, "protections": protections}
         self.started = True
@@ -216,8 +239,12 @@ class Episode:
         self._workspace = None
 
     def close(self) -> None:
-        """Release everything the episode holds: sandbox, scorer, recording."""
+        """Release everything the episode holds: sandbox, scorer, recording.
+
+        `step` raises `ClosedEnvironment` afterwards; `reset` starts a new episode.
+        """
         self.close_sandbox()
+        self.started, self.closed = False, True
         if self.recorder:
             self.recorder.close()
 
@@ -246,7 +273,8 @@ class Episode:
         """One step of the protocol: the same for every API form.
 
         1. Each submitted action of a ready agent is parsed, costed and scheduled; an
-           agent that said `done` gets an error observation; busy agents are ignored.
+           agent that said `done` gets an error observation; the action of a busy agent
+           is ignored, and its info says so (`ignored`, until its next step).
         2. Completions are applied in time order until some agent is ready or the
            episode ends; the workspace is scored after each batch of effects.
         3. Budgets are checked (token budget, all done, time cap).
@@ -259,7 +287,10 @@ class Episode:
 
         Raises:
             ResetNeeded: the episode has not started or has already ended.
+            ClosedEnvironment: the environment was closed.
         """
+        if self.closed:
+            raise ClosedEnvironment("step() after close(): call reset() to start a new episode")
         if not self.started:
             raise ResetNeeded("step() before reset(): call reset() first")
         if self.ended:
@@ -269,6 +300,8 @@ class Episode:
             )
         refused: list[int] = []
         acted: list[int] = []
+        ignored: list[int] = []  # busy agents that were sent an action
+        unflagged = self._unflag_ignored()
         for i, action in submissions.items():
             st = self.agents[i]
             if st.done:
@@ -277,13 +310,17 @@ class Episode:
             elif i in self.ready:
                 self._submit(i, action)
                 acted.append(i)
+            else:
+                ignored.append(i)
         if self.ready:  # time stands still until every ready agent has acted
             reward = 0.0
             self._check_budgets()
         else:
             reward = self._advance_until_ready()  # checks the budgets after each batch
+            self.total_reward += reward
         if self.ended:
             self._observe_all()
+            self._flag_ignored(ignored)
             everyone = range(len(self.agents))
             self._record_step(reward, everyone)
             return StepOutcome(reward, everyone, self.ended, self.end_reason)
@@ -292,8 +329,30 @@ class Episode:
         for i in busy:
             self._mark_busy(i)
         observed = self._observe_changed()
+        self._flag_ignored(ignored)
         self._record_step(reward, observed)
-        return StepOutcome(reward, [*refused, *busy, *observed])
+        changed = [*refused, *busy, *observed]
+        if unflagged or ignored:
+            changed = list(dict.fromkeys([*changed, *unflagged, *ignored]))
+        return StepOutcome(reward, changed)
+
+    def _flag_ignored(self, agents: list[int]) -> None:
+        """Busy agents were sent actions: not applied, and their infos say so (one step)."""
+        for i in agents:
+            st = self.agents[i]
+            st.info = {**st.info, "ignored": True}
+        self.ignored = agents
+
+    def _unflag_ignored(self) -> list[int]:
+        """Clear the `ignored` marks of the last step; returns the agents whose info changed."""
+        flagged, self.ignored = self.ignored, []
+        for i in flagged:
+            st = self.agents[i]
+            if st.info.get("ignored"):
+                info = st.info.copy()
+                del info["ignored"]
+                st.info = info
+        return flagged
 
     def _submit(self, i: int, action: object) -> None:
         """Parse, cost and schedule agent `i`'s action (the agent must be ready)."""
@@ -541,7 +600,9 @@ class Episode:
                 f"run_tests: no test matches {selection}; use test files like "
                 "'tests/test_x.py' or ids like 'tests/test_x.py::test_y'"
             )
-        return observation.format_report(self._scorer().evaluate(selection))
+        return observation.reproducible(
+            observation.format_report(self._scorer().evaluate(selection))
+        )
 
     def run_command(self, command: str) -> str:
         """The `run_command` tool: run `command` in the sandbox, as text."""
@@ -552,7 +613,7 @@ class Episode:
             status = f"exit code {res.returncode}"
         else:
             status = "killed"
-        out = f"$ {command}\n{res.output}\n[{status}]"
+        out = f"$ {command}\n{observation.reproducible(res.output)}\n[{status}]"
         quota = self._scorer().quota_note()  # a command may have filled the workspace
         return out + (f"\n[{quota}]" if quota else "")
 
@@ -676,7 +737,8 @@ class Episode:
         limit = self.config.max_observation_chars
         body = st.result if st.error is None else f"ERROR: {st.error}"
         messages = observation.messages_text(msgs, self.names, max(limit // 3, 256)) if msgs else ""
-        text, shown = observation.compose(body, messages, self.status_line(st), limit)
+        tool = st.last_tool if st.error is None else None
+        text, shown = observation.compose(body, messages, self.status_line(st), limit, tool=tool)
         st.obs = Observation(text)
         st.prompt_chars += len(st.obs)
         st.messages = [m.info for m in msgs]
@@ -687,6 +749,7 @@ class Episode:
 
     def _info(self, st: AgentState, ready: bool, result: str | None) -> AgentInfo:
         return {
+            "task": self.task.id,
             "ready": ready,
             "time": self.clock.now,
             "time_left": max(self.time_cap - self.clock.now, 0.0),
@@ -761,3 +824,4 @@ class Episode:
             if st.result is None and st.error is None:
                 st.result = f"episode over: {self.end_reason}"
             self._observe(st, ready=False)
+            st.info["episode"] = {"r": self.total_reward, "l": st.actions, "t": self.clock.now}

@@ -81,12 +81,20 @@ class BackendUnavailable(SandboxError):
     """A sandbox backend is not usable on this machine (for example, no Docker engine)."""
 
 
+class SpaceError(Error, ValueError):
+    """A value does not fit a space's batched or shared-memory form (vector environments)."""
+
+
 class ScoringError(Error):
     """The scorer itself failed: the step has no verdict (never a silent zero)."""
 
 
 class ResetNeeded(Error, gymnasium.error.ResetNeeded):
     """`step()` before the first `reset()`, or after the episode ended (every API form)."""
+
+
+class ClosedEnvironment(Error, gymnasium.error.ClosedEnvironmentError):
+    """`step()` after `close()`: the sandbox is gone; `reset()` starts a new episode."""
 
 
 class RecordingError(Error):

@@ -7,21 +7,25 @@ have in common lives here, so that the forms differ only in what their APIs diff
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 from gymnasium.spaces import Space
 
 from swarm_envs.channels import agent_names, agent_range
 from swarm_envs.config import EnvConfig
 from swarm_envs.episode import Episode
 from swarm_envs.error import ConfigError, Error
+from swarm_envs.instances import TaskDistribution
 from swarm_envs.render import dashboard
 from swarm_envs.spaces import UnicodeText
 from swarm_envs.task import Task, get_task
 
 #: the keys `reset(options=...)` accepts
 RESET_OPTIONS = ("time_cap",)
+#: the seed stream of unseeded resets and distribution draws (the episode's own is apart)
+_DRAW_STREAM = 0x7A5C
 
 
 class UnknownResetOption(UserWarning):
@@ -38,9 +42,26 @@ class SwarmBase:
         "render_fps": 4,
     }
 
-    def __init__(self, task: str | Task = "calc", **config: Any):
+    def __init__(
+        self,
+        task: str | Task = "calc",
+        *,
+        instances: Mapping[str, Any] | Sequence[str | Task] | None = None,
+        **config: Any,
+    ):
         self.config = EnvConfig.build(**config)
         self.task = get_task(task)
+        self._recipe: dict[str, Any] = {"task": self.task, "instances": instances, **config}
+        self._distribution = (
+            TaskDistribution(self.task, instances) if instances is not None else None
+        )
+        if self._distribution is not None and self._distribution.tasks:
+            self.task = self._distribution.tasks[0]  # until the first draw
+        # Seeds of unseeded resets and the draws of a distribution; every seeded reset
+        # reseeds it, so that `reset(seed=s)` and the unseeded resets after it (a vector
+        # env's autoresets) repeat as a whole.
+        self._seeds = np.random.default_rng()
+        self._seeded = False
         m = self.task.manifest
         self.metadata = {**type(self).metadata, "name": f"swarm_{m.name}_v{m.version}"}
         self.render_mode: str | None = self.config.render_mode
@@ -48,6 +69,13 @@ class SwarmBase:
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         self._episode = Episode(self.task, self.config)
         self.agents: list[str] = []
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # An environment crosses processes (vector-env workers, Ray actors, deepcopy) as
+        # the recipe it was built from plus its sticky settings: a running episode holds
+        # a sandbox and processes that cannot be copied, so the copy starts un-reset.
+        sticky = {"time_cap": self._episode.default_time_cap}
+        return (_rebuild, (type(self), self._recipe, sticky))
 
     @property
     def episode(self) -> Episode:
@@ -80,8 +108,18 @@ class SwarmBase:
                 UnknownResetOption,
                 stacklevel=3,
             )
-        seed = self.config.seed if seed is None else seed
-        self._episode.reset(seed=seed, time_cap=options.get("time_cap"))
+        if seed is not None and (not isinstance(seed, int | np.integer) or seed < 0):
+            raise ConfigError(f"reset(seed={seed!r}): expected a non-negative int, or None")
+        if seed is None and not self._seeded:
+            seed = self.config.seed  # the config's seed seeds the first reset
+        if seed is None:  # the next seed of the stream (entropy's, if never seeded)
+            seed = int(self._seeds.integers(2**31))
+        else:
+            self._seeds = np.random.default_rng([seed, _DRAW_STREAM])
+            self._seeded = True
+        if self._distribution is not None:  # the same seed draws the same instance
+            self.task = self._distribution.draw(self._seeds)
+        self._episode.reset(seed=seed, time_cap=options.get("time_cap"), task=self.task)
         self.np_random = self._episode.np_random
 
     def render(self) -> str | None:
@@ -111,6 +149,13 @@ class SwarmBase:
             raise Error(
                 f"unknown agent {name!r}; agents are {agent_range(len(self.possible_agents))}"
             ) from None
+
+
+def _rebuild(cls: type[SwarmBase], recipe: dict[str, Any], sticky: dict[str, Any]) -> SwarmBase:
+    """Unpickle an environment: build it from its recipe, restore its sticky settings."""
+    env = cls(**recipe)
+    env.set_time_cap(sticky["time_cap"])
+    return env
 
 
 class AgentSpaces(SwarmBase):

@@ -8,6 +8,8 @@ long parts are cut with the truncation marker so that the status line always sur
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
@@ -49,17 +51,26 @@ class Report(Protocol):
         ...
 
 
-def intro(task_id: str, description: str, num_agents: int, tools: Sequence[str]) -> str:
-    """The first observation of every agent: the task, the team, the tools."""
-    return (
-        f"Task {task_id}: {description.strip()}\n\n"
-        f"You are one of {num_agents} agents working on the same project at the "
-        "same time; the team's reward is the number of tests that pass. Files, tests "
-        "and commands are shared. Talk with send_message (to one agent) and post (to a "
-        "channel; everyone is in #general). Act with one tool call per action: "
-        + ", ".join(tools)
-        + "."
+def intro(
+    task_id: str, description: str, name: str, num_agents: int, tools: Sequence[str], cap: float
+) -> str:
+    """The first observation of an agent: the task, the team (if any), the tools, the clock."""
+    clock = "Everything takes virtual time: each token you read or write, and each tool; " + (
+        f"the episode ends at t={cap:g}s, so keep your reasoning short."
+        if math.isfinite(cap)
+        else "the episode has no time cap, but the sooner tests pass the better."
     )
+    act = f"Act with one tool call per action ({', '.join(tools)}). "
+    if num_agents == 1:
+        who = "You work alone on this project; you are rewarded for every test that passes. "
+    else:
+        who = (
+            f"You are {name}, one of {num_agents} agents working on this project at the same "
+            "time; the team is rewarded for every test that passes. Files, tests and commands "
+            "are shared: a file may change after you read it. Talk with send_message (to one "
+            "agent) and post (to a channel; everyone is in #general). "
+        )
+    return f"Task {task_id}: {description.strip()}\n\n{who}{act}{clock}"
 
 
 def team(names: Sequence[str], me: str) -> str:
@@ -81,12 +92,33 @@ def status_line(now: float, time_cap: float, passed: int, total: int, name: str,
     )
 
 
+# Control characters left once the body is split into lines (tabs stay): shown escaped,
+# so that none can move the cursor or erase a line where an observation is displayed.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: what starts every continuation line of a message body
+QUOTE = "  | "
+
+
+def quote_body(text: str) -> str:
+    """A message body that cannot pass for anything but a message body.
+
+    Its first line follows the header; every further line starts with `QUOTE`, whatever
+    ended the one before (any line boundary `str.splitlines` knows: CR, VT, FF, the
+    separators U+001C to U+001E, NEL, U+2028, U+2029), so no line of a body can look
+    like a message header or the status line.
+    """
+    lines = [_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", line) for line in text.splitlines()]
+    return ("\n" + QUOTE).join(lines)
+
+
 def messages_text(messages: Sequence[Message], names: Sequence[str], limit: int) -> str:
     """The delivered messages as one block (empty without messages), at most `limit` long.
 
     Only the messages that can show are formatted: the first ones, and the last ones
     when they do not all fit, around a marker that says how many were left out. So an
-    observation costs O(limit), not O(messages), when 1,000 agents post at once.
+    observation costs O(limit), not O(messages), when 1,000 agents post at once. One
+    header per message (`[t=...s] sender -> you:` or `[t=...s] #channel sender:`); the
+    bodies are quoted (`quote_body`).
     """
     if not messages:
         return ""
@@ -98,7 +130,7 @@ def messages_text(messages: Sequence[Message], names: Sequence[str], limit: int)
             + (f"#{m.channel} " if m.channel else "")
             + f"{names[m.sender]}"
             + (": " if m.channel else " -> you: ")
-            + m.text
+            + quote_body(m.text)
         )
 
     head: list[str] = []
@@ -108,7 +140,7 @@ def messages_text(messages: Sequence[Message], names: Sequence[str], limit: int)
         size += len(head[-1]) + 1
         i += 1
     if i == n:  # everything was formatted
-        return cap_middle(header + "\n".join(head), limit)
+        return cap_middle(header + "\n".join(head), limit, whole_lines=True)
     # Too many: the first ones in two thirds of the room, the last ones in the rest.
     room, size, i = limit * 2 // 3, len(header), 0
     while i < len(head) and (i == 0 or size + len(head[i]) < room):
@@ -125,19 +157,37 @@ def messages_text(messages: Sequence[Message], names: Sequence[str], limit: int)
         j -= 1
     tail.reverse()
     marker = truncation_marker(j - i, "messages") if j > i else "\n"
-    return cap_middle(header + "\n".join(head[:i]) + marker + "\n".join(tail), limit)
+    return cap_middle(
+        header + "\n".join(head[:i]) + marker + "\n".join(tail), limit, whole_lines=True
+    )
 
 
-def compose(body: str | None, messages: str, status: str, limit: int) -> tuple[str, str]:
+_NUMBERED = re.compile(r" *(\d+)\| ")
+
+
+def file_lines_hint(text: str, cut_from: int, cut_to: int) -> str:
+    """The truncation hint of a `read_file` result: which lines to read to see the cut."""
+    numbered = _NUMBERED.match(text)  # a line range, numbered from its first line
+    first = int(numbered.group(1)) if numbered else 1
+    a = first + text.count("\n", 0, cut_from)
+    b = first + text.count("\n", 0, max(cut_to - 1, cut_from))
+    return f"lines {a}-{b}; read_file with start_line={a}, end_line={b} shows them"
+
+
+def compose(
+    body: str | None, messages: str, status: str, limit: int, *, tool: str | None = None
+) -> tuple[str, str]:
     """(observation text of at most `limit` characters, the body as it appears in it).
 
-    The body gets the room that the messages and the status line leave.
+    The body gets the room that the messages and the status line leave; a cut
+    `read_file` result says which lines to read to see the rest.
     """
     budget = limit - len(status) - len(messages) - 2
-    shown = cap_middle(body, max(budget, 64)) if body else ""
+    hint = file_lines_hint if tool == "read_file" else None
+    shown = cap_middle(body, max(budget, 64), hint=hint) if body else ""
     parts = [p for p in (shown, messages) if p]
     parts.append(status)
-    return cap_middle("\n".join(parts), limit), shown
+    return cap_middle("\n".join(parts), limit, whole_lines=True), shown
 
 
 def format_report(report: Report, max_failures: int = 10) -> str:
@@ -154,3 +204,28 @@ def format_report(report: Report, max_failures: int = 10) -> str:
     if len(failed) > max_failures:
         lines.append(f"[... {len(failed) - max_failures} more failures]")
     return "\n".join(lines)
+
+
+# Test runners' wall-clock figures ("=== 3 passed in 0.17s ===", "Ran 3 tests in 0.001s"):
+# they differ from run to run, and the same seed and actions must give the same text.
+_WALL_TIMES = re.compile(
+    r"^(?P<head>.*\b(?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|"
+    r"no tests ran)\b.*?| *Ran \d+ tests?) in \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?"
+    r"(?P<tail> =+)?$",
+    re.M,
+)
+
+
+# Object addresses in default reprs ("<Foo object at 0x7f3a...>"): they move with ASLR.
+_ADDRESSES = re.compile(r"( at )0x[0-9a-fA-F]{4,16}(?=>)")
+
+
+def reproducible(output: str) -> str:
+    """Command output without what differs between identical runs.
+
+    Test runners' wall-clock figures (pytest's "3 passed in 0.17s", unittest's "Ran 3
+    tests in 0.001s") and object addresses of default reprs (`at 0x...>`, shown as
+    `at 0x?>`) are left out, so that the same seed and actions give the same text.
+    """
+    output = _WALL_TIMES.sub(lambda m: m["head"] + (m["tail"] or ""), output)
+    return _ADDRESSES.sub(r"\g<1>0x?", output)

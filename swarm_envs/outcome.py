@@ -106,11 +106,29 @@ class SandboxInfo(TypedDict):
     protections: dict[str, bool]
 
 
+class EpisodeStats(TypedDict):
+    """`infos[agent]["episode"]` at the end of an episode.
+
+    Gymnasium's `RecordEpisodeStatistics` keys, so that training scripts log it unchanged.
+    """
+
+    #: the episode's return for this agent (the collective reward summed)
+    r: float
+    #: the agent's actions in the episode
+    l: int  # noqa: E741 - Gymnasium's name
+    #: the episode's length in virtual seconds (Gymnasium's wrapper: wall seconds)
+    t: float
+
+
 class _AgentInfoExtras(TypedDict, total=False):
     #: when a busy agent's action completes (virtual seconds); only while it is busy
     busy_until: float | None
     #: the sandbox backend and its active protections; only in the infos of `reset`
     sandbox: SandboxInfo
+    #: True: the agent was busy and the action sent for it in this step was not applied
+    ignored: bool
+    #: return, actions and virtual seconds of the episode; only when it ended
+    episode: EpisodeStats
 
 
 class AgentInfo(_AgentInfoExtras):
@@ -120,6 +138,7 @@ class AgentInfo(_AgentInfoExtras):
     `busy_until`); the agents that observed at the latest time see the current score.
 
     Attributes:
+        task: the id of the episode's task (the instance drawn, for a distribution).
         ready: the agent must act next (it is idle; its action would be accepted).
         time: the virtual time of the agent's observation, in seconds.
         time_left: seconds until the time cap (0 once it is reached; inf without a cap).
@@ -149,6 +168,7 @@ class AgentInfo(_AgentInfoExtras):
             "scorer_failure", "stalled"), or None.
     """
 
+    task: str
     ready: bool
     time: float
     time_left: float

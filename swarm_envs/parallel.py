@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from pettingzoo import ParallelEnv
@@ -11,6 +12,8 @@ from swarm_envs.facade import AgentSpaces
 from swarm_envs.outcome import AgentInfo
 from swarm_envs.render import dashboard
 from swarm_envs.task import Task
+
+logger = logging.getLogger("swarm_envs")
 
 
 class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
@@ -63,20 +66,23 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
 
     ## Info
 
-    `infos[agent]` is an `AgentInfo` (a `TypedDict`): `ready`, `time`, `time_left`,
+    `infos[agent]` is an `AgentInfo` (a `TypedDict`): `task` (the episode's task id),
+    `ready`, `time`, `time_left`,
     `tests_passed`, `tests_total`, `per_test` (test id -> passing), `verdict`
     (`"no_verdict"` when the scorer failed; `verdict_error` says why), `tool`, `error`,
     `result`, `messages`, `attribution` (the tests whose outcome changed since the
     agent's previous observation, each change with the agents, tools and files of the
     actions applied before it), `tokens`, `team_tokens`, `done`, `termination`,
-    `truncation`; `busy_until` while the agent is busy, and `sandbox` (backend and
-    active protections) after `reset`.
+    `truncation`; `busy_until` while the agent is busy, `ignored` (True) in a step that
+    ignored an action sent for it while busy, and `sandbox` (backend and active
+    protections) after `reset`.
 
     ## Arguments
 
     | Parameter | Type | Default | Description |
     | --- | --- | --- | --- |
     | `task` | `str \| Task` | `"calc"` | task id (`"calc-v0"`), name (latest version) or folder |
+    | `instances` | `dict \| list \| None` | `None` | a task distribution (README: seeds) |
     | `num_agents` | `int` | `4` | agents in the swarm, 1 to 4096 |
     | `sync` | `"event" \| "round"` | `"event"` | step until any agent is ready, or a barrier |
     | `time` | `TimeModel \| dict` | `TimeModel()` | seconds per token, per tool, message latency |
@@ -85,9 +91,11 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
     | `max_observation_chars` | `int` | `12000` | cap on one observation |
     | `max_action_chars` | `int` | `200000` | cap on one action (longer is an error) |
     | `render_mode` | `"ansi" \| "human" \| None` | `None` | the dashboard as text, or printed |
-    | `seed` | `int \| None` | `None` | default seed of `reset()` |
+    | `seed` | `int \| None` | `None` | first unseeded `reset()`'s seed (later: its stream) |
     | `sandbox` | `"local" \| "docker"` | `"local"` | sandbox backend |
     | `scorer` | `"fast" \| "subprocess"` | `"fast"` | cached fork servers, or one pytest run each |
+    | `workspace_quota` | `WorkspaceQuota \| dict` | defaults | what the workspace may hold |
+    | `reward_tests` | `"visible" \| "all"` | `"visible"` | the tests the reward counts |
     | `record_path` | `str \| None` | `None` | record every episode to this JSON Lines file |
     | `max_scorer_failures` | `int` | `3` | "no verdict" scorings in a row before ending |
 
@@ -102,6 +110,7 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
         self._infos: dict[str, AgentInfo] = {}
         self._false: dict[str, bool] = {}
         self._zero: dict[str, float] = {}
+        self._warned_idle = False
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
@@ -125,15 +134,20 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
     ]:
         """Apply the ready agents' actions and run the clock until some agent is ready.
 
-        Actions of busy agents are ignored; an unknown agent name raises `Error` before
-        anything is applied.
+        Time moves only once every ready agent has an action: a step that leaves one
+        without moves no time (the first such step logs a warning naming them). Actions
+        of busy agents are ignored (`infos[agent]["ignored"]`); an unknown agent name
+        raises `Error` before anything is applied.
         """
         if not self.agents:
             raise ResetNeeded("step() on a finished or unstarted episode; call reset() first")
         ep, index = self._episode, self._index
-        out = ep.step(
-            {index[name] if name in index else self._agent(name): a for name, a in actions.items()}
-        )
+        submissions = {
+            index[name] if name in index else self._agent(name): a for name, a in actions.items()
+        }
+        if not self._warned_idle and not ep.ready.issubset(submissions):
+            self._warn_idle(sorted(ep.ready.difference(submissions)))
+        out = ep.step(submissions)
         for i in out.changed:
             st = ep.agents[i]
             self._obs[st.name], self._infos[st.name] = st.obs, st.info
@@ -148,6 +162,17 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
             terminated, truncated = self._false.copy(), self._false.copy()
         self._rendered_step()
         return obs, rewards, terminated, truncated, infos
+
+    def _warn_idle(self, idle: list[int]) -> None:
+        self._warned_idle = True
+        names = [self.possible_agents[i] for i in idle]
+        shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        logger.warning(
+            "step(): %s %s ready but got no action, so no time passes until every ready "
+            "agent acts (see env.ready_agents or infos[agent]['ready']); warned once",
+            shown,
+            "is" if len(names) == 1 else "are",
+        )
 
     @property
     def ready_agents(self) -> list[str]:

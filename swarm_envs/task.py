@@ -21,9 +21,10 @@ from __future__ import annotations
 import fnmatch
 import graphlib
 import logging
+import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cached_property
 from pathlib import Path
 from typing import Literal, get_args
@@ -267,6 +268,11 @@ class Task:
     def __repr__(self) -> str:
         return f"Task({self.id!r}, suite={self.manifest.suite!r}, units={len(self.units)})"
 
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        # A task crosses processes as a reference: a bundled task by id (the package may
+        # live elsewhere there), any other by its folder, registered again on arrival.
+        return (get_task, (self.id if _is_bundled(self.root) else str(self.root) + os.sep,))
+
     @property
     def name(self) -> str:
         """The task's name, without version (`calc`)."""
@@ -451,6 +457,10 @@ def _bundled_root() -> Path:
         return BUNDLED_ROOT
 
 
+def _is_bundled(root: Path) -> bool:
+    return root.parent in (_bundled_root().resolve(), BUNDLED_ROOT.resolve())
+
+
 _broken: dict[str, str] = {}
 
 
@@ -490,6 +500,20 @@ def broken() -> dict[str, str]:
     return dict(_broken)
 
 
+#: task folders registered in this process, os.pathsep-separated: worker processes
+#: started from it (spawned vector envs, subprocesses) inherit the variable and register
+#: the same folders on first use; set it to make folders known to every process
+TASKS_ENV = "SWARM_ENVS_TASKS"
+
+
+_listeners: list[Callable[[Task], None]] = []
+
+
+def on_register(listener: Callable[[Task], None]) -> None:
+    """Call `listener(task)` for every task registered from now on (Gymnasium ids)."""
+    _listeners.append(listener)
+
+
 def is_task_name(name: str) -> bool:
     """Whether `name` is a valid task name (lower-case letters, digits, '_' and '-')."""
     return bool(_NAME.match(name))
@@ -507,6 +531,10 @@ def bundled_task(name: str) -> str | None:
 def register_task(path: Path | str) -> Task:
     """Register a task folder (bundled or your own) so that it can be made by name.
 
+    It gets a Gymnasium id too (`swarm_envs.gym_id(task)`), and the folder is added to
+    `$SWARM_ENVS_TASKS`, so that processes started from this one (the workers of a
+    spawned vector environment) know the task by name as well.
+
     Raises:
         TaskError: the task is named like a bundled task (another folder).
     """
@@ -519,7 +547,28 @@ def register_task(path: Path | str) -> Task:
         )
     _registry[task.id] = task.root
     _loaded[task.id] = task
+    if not _is_bundled(task.root):
+        known = [p for p in os.environ.get(TASKS_ENV, "").split(os.pathsep) if p]
+        if str(task.root) not in known:
+            os.environ[TASKS_ENV] = os.pathsep.join([*known, str(task.root)])
+    for listener in _listeners:
+        listener(task)
     return task
+
+
+def _inherited() -> dict[str, Path]:
+    """The task folders named in `$SWARM_ENVS_TASKS` (a bad one is skipped with a warning)."""
+    found = {}
+    for folder in os.environ.get(TASKS_ENV, "").split(os.pathsep):
+        if not folder:
+            continue
+        try:
+            m = load_manifest(Path(folder) / MANIFEST)
+        except ManifestError as e:
+            logger.warning("%s: skipping task folder %s: %s", TASKS_ENV, folder, e)
+            continue
+        found[f"{m.name}-v{m.version}"] = Path(folder).resolve()
+    return found
 
 
 _discovered = False
@@ -530,7 +579,7 @@ def registered() -> dict[str, Path]:
     global _discovered
     if not _discovered:
         _discovered = True
-        for task_id, path in discover().items():
+        for task_id, path in {**discover(), **_inherited()}.items():
             _registry.setdefault(task_id, path)
     return dict(_registry)
 

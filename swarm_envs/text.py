@@ -6,24 +6,51 @@ how much they left out, in the same words.
 
 from __future__ import annotations
 
-
-def truncation_marker(n: int, unit: str = "characters") -> str:
-    """The marker that stands for `n` left-out `unit`s, on a line of its own."""
-    return f"\n[... truncated {n} {unit} ...]\n"
+from collections.abc import Callable
 
 
-def cap_middle(text: str, limit: int) -> str:
+def truncation_marker(n: int, unit: str = "characters", hint: str = "") -> str:
+    """The marker that stands for `n` left-out `unit`s, on a line of its own.
+
+    `hint` says how to see them (for example, which lines to read).
+    """
+    return f"\n[... truncated {n} {unit}{': ' + hint if hint else ''} ...]\n"
+
+
+def cap_middle(
+    text: str,
+    limit: int,
+    *,
+    whole_lines: bool = False,
+    hint: Callable[[str, int, int], str] | None = None,
+) -> str:
     """`text` in at most `limit` characters: its head and tail around the marker.
 
     The head keeps two thirds of the room (where a file or a result starts), the tail
-    the rest (where a traceback or a status ends).
+    the rest (where a traceback or a status ends). With `whole_lines`, the tail starts
+    at the beginning of a line (a partial first line is left out too), so that no line
+    after the marker begins in the middle of a line of `text`: what starts a line there
+    started a line in `text`. `hint(text, cut_from, cut_to)` goes into the marker; room
+    is reserved for its longest form, `hint(text, len(text), len(text))` (so a hint may
+    grow with the offsets, never otherwise).
     """
     if len(text) <= limit:
         return text
-    marker = truncation_marker(len(text) - limit)
-    keep = max(limit - len(marker), 0)
+
+    def marker(cut_from: int, cut_to: int) -> str:
+        return truncation_marker(
+            cut_to - cut_from, hint=hint(text, cut_from, cut_to) if hint else ""
+        )
+
+    end = len(text)
+    longest = truncation_marker(end, hint=hint(text, end, end) if hint else "")
+    keep = max(limit - len(longest), 0)
     head = keep * 2 // 3
-    return text[:head] + marker + text[len(text) - (keep - head) :]
+    start = len(text) - (keep - head)
+    if whole_lines and start > 0 and text[start - 1] != "\n":
+        nl = text.find("\n", start)
+        start = len(text) if nl < 0 else nl + 1
+    return text[:head] + marker(head, start) + text[start:]
 
 
 def cap_head(text: str, limit: int) -> str:

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from swarm_envs.channels import PostOffice, agent_range
+from swarm_envs.channels import PostOffice, agent_name, agent_range
 from swarm_envs.error import ActionError
 from swarm_envs.workspace import Workspace
 
@@ -183,6 +183,26 @@ def _post(ctx: ToolContext, sender: int, a: Post) -> str:
     return f"posted to #{a.channel}{note}: {recipients} recipients"
 
 
+def _write_file(ctx: ToolContext, agent: int, a: WriteFile) -> str:
+    out = ctx.workspace.write_file(a.path, a.content)
+    ctx.workspace.note_change(a.path, agent, ctx.now, "write_file")
+    return out
+
+
+def _edit_file(ctx: ToolContext, agent: int, a: EditFile) -> str:
+    try:
+        out = ctx.workspace.edit_file(a.path, a.old, a.new)
+    except ActionError as e:
+        change = ctx.workspace.last_change(a.path)
+        if change is None:
+            raise
+        who, at, tool = change
+        by = "you" if who == agent else agent_name(who)
+        raise ActionError(f"{e} (last changed by {by}, with {tool} at t={at:.1f}s)") from None
+    ctx.workspace.note_change(a.path, agent, ctx.now, "edit_file")
+    return out
+
+
 def _subscribe(ctx: ToolContext, agent: int, a: Subscribe) -> str:
     new = ctx.post.subscribe(agent, a.channel)
     subs = ", ".join("#" + c for c in ctx.post.subscriptions(agent))
@@ -219,6 +239,9 @@ class Tool:
         return " ".join((self.args.__doc__ or "").split())
 
 
+#: the tools that only make sense with teammates (a lone agent's intro leaves them out)
+TEAM_TOOLS = frozenset({"send_message", "post", "subscribe"})
+
 TOOLS: dict[str, Tool] = {
     t.name: t
     for t in (
@@ -229,20 +252,8 @@ TOOLS: dict[str, Tool] = {
             lambda ctx, i, a: ctx.workspace.read_file(a.path, a.start_line, a.end_line),
             0.5,
         ),
-        Tool(
-            "write_file",
-            WriteFile,
-            lambda ctx, i, a: ctx.workspace.write_file(a.path, a.content),
-            0.5,
-            writes=True,
-        ),
-        Tool(
-            "edit_file",
-            EditFile,
-            lambda ctx, i, a: ctx.workspace.edit_file(a.path, a.old, a.new),
-            0.5,
-            writes=True,
-        ),
+        Tool("write_file", WriteFile, _write_file, 0.5, writes=True),
+        Tool("edit_file", EditFile, _edit_file, 0.5, writes=True),
         Tool("run_tests", RunTests, lambda ctx, i, a: ctx.run_tests(a.selection), 0.5),
         Tool(
             "run_command",

@@ -46,6 +46,20 @@ class Workspace:
         # A hook asked before every write: (path, its size now or None, new size); it
         # raises ActionError to refuse (the scorer's quota: nothing is written then).
         self._admit = admit
+        # Who last changed each file through a file tool, and when: (agent, time, tool).
+        # Commands change files too, unseen; this is what an edit conflict can report.
+        self._changes: dict[str, tuple[int, float, str]] = {}
+
+    def note_change(self, path: str, agent: int, at: float, tool: str) -> None:
+        """Record that `agent` changed `path` with `tool` at virtual time `at`."""
+        self._changes[self.relpath(path)] = (agent, at, tool)
+
+    def last_change(self, path: str) -> tuple[int, float, str] | None:
+        """(agent, time, tool) of the last change of `path` by a file tool, or None."""
+        try:
+            return self._changes.get(self.relpath(path))
+        except ActionError:
+            return None
 
     # ---------------------------------------------------------------- paths
 

@@ -17,9 +17,9 @@ def test_one_table_for_schemas_config_and_the_intro(make_env):
     assert [s["function"]["name"] for s in tool_schemas()] == names
     assert list(EnvConfig().time.tool_s) == names
     assert {n: t.cost_s for n, t in TOOLS.items()} == EnvConfig().time.tool_s
-    env = make_env("calc", num_agents=1)
+    env = make_env("calc", num_agents=2)
     obs, _ = env.reset(seed=0)
-    assert obs["agent_0"].split("per action: ", 1)[1].startswith(", ".join(names) + ".")
+    assert obs["agent_0"].split("per action (", 1)[1].startswith(", ".join(names) + ").")
 
 
 def test_schemas_are_openai_function_tools():

@@ -65,3 +65,20 @@ def test_replay_bad_file(tmp_path, capsys):
 def test_scripted_strategies_solve_calc(strategy, capsys):
     assert main(["run", "calc", "--agents", "4", "--strategy", strategy, "--quiet"]) == 0
     assert "13 / 13" in capsys.readouterr().out
+
+
+def test_an_unknown_flag_prints_the_usage_of_the_subcommand():
+    res = run_cli("run", "calc", "--agentz", "3")
+    assert res.returncode == 2
+    assert "usage: swarm-envs run [-h]" in res.stderr and "--agents" in res.stderr
+    assert "unrecognized arguments: --agentz 3" in res.stderr
+
+
+def test_the_dashboard_renders_its_bars(capsys):
+    assert main(["run", "calc", "--agents", "2", "--dashboard", "1", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    bars = [ln for ln in out.splitlines() if ln.startswith(("time  [", "tests ["))]
+    assert bars and all(
+        "]" in ln and set(ln.split("[", 1)[1].split("]")[0]) <= {"#", "."} for ln in bars
+    )
+    assert any("#" in ln for ln in bars)

@@ -123,7 +123,8 @@ def collect_test_ids(
             finally:
                 with contextlib.suppress(OSError, SandboxError):
                     host.remove_tree(_REF_TREE)
-        result = _collection(task, recs, tests)
+            log = host.worker_log() if not any(r.get("ev") == "collection" for r in recs) else ""
+        result = _collection(task, recs, tests, log)
         _collections[key] = result
         if disk is not None:
             disk.put("collection", dkey, list(result.all_ids))
@@ -166,12 +167,14 @@ def _targets(task: Task, tests: dict[str, bytes]) -> list[str]:
     return paths
 
 
-def _collection(task: Task, recs: list[dict], tests: dict[str, bytes]) -> Collection:
+def _collection(task: Task, recs: list[dict], tests: dict[str, bytes], log: str = "") -> Collection:
     coll = [r for r in recs if r.get("ev") == "collection"]
     if not coll:
+        said = log.strip().splitlines()[-1:] if log else []
         raise ScoringError(
             f"task {task.id}: collecting the canonical tests on the reference solution "
             "produced no answer (is pytest installed in this Python?)"
+            + (f"; the worker said: {said[0][:300]}" if said else "")
         )
     if coll[0].get("errors"):
         errs = "; ".join(f"{k}: {v}" for k, v in coll[0]["errors"].items())

@@ -8,6 +8,7 @@ test function, what are its parameters) for the guard to compare. The guard deci
 
 from __future__ import annotations
 
+import os
 import sys
 import types
 from collections.abc import Generator
@@ -48,7 +49,9 @@ def short(report: object) -> str:
     crash = getattr(getattr(report, "longrepr", None), "reprcrash", None)
     head = [f"{crash.path}:{crash.lineno}: {crash.message}"] if crash is not None else []
     tail = lines[-FAILURE_LINES:]
-    return "\n".join(head + (["..."] if len(lines) > len(tail) else []) + tail)[:4000]
+    text = "\n".join(head + (["..."] if len(lines) > len(tail) else []) + tail)
+    # Paths relative to the tree (the cwd), as the workspace shows them, not the scorer's.
+    return text.replace(os.getcwd() + os.sep, "")[:4000]
 
 
 def _text(value: object) -> str:

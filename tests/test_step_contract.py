@@ -1,0 +1,91 @@
+"""The step contract, explicit: idle ready agents, busy agents, parallelizability, close."""
+
+from __future__ import annotations
+
+import logging
+
+import gymnasium
+import pytest
+from conftest import SIMPLE_TIME, call
+from pettingzoo.utils.conversions import aec_to_parallel, parallel_to_aec
+
+import swarm_envs
+from swarm_envs.error import ClosedEnvironment
+
+
+def test_a_step_that_leaves_ready_agents_without_action_moves_no_time_and_warns_once(
+    make_env, caplog
+):
+    env = make_env("calc", num_agents=3)
+    env.reset(seed=0)
+    with caplog.at_level(logging.WARNING, logger="swarm_envs"):
+        _, _, _, _, infos = env.step({"agent_0": call("list_files", tokens=1)})
+        assert env.episode.now == 0 and infos["agent_1"]["ready"] and infos["agent_2"]["ready"]
+        env.step({"agent_1": call("list_files", tokens=1)})  # agent_2 still idle
+    warnings = [r.getMessage() for r in caplog.records if r.name == "swarm_envs"]
+    assert len(warnings) == 1, warnings
+    assert "agent_1, agent_2 are ready but got no action" in warnings[0]
+    assert env.episode.now == 0
+    env.step({"agent_2": call("list_files", tokens=1)})
+    assert env.episode.now > 0  # every ready agent acted: time moves
+
+
+def test_an_action_for_a_busy_agent_is_marked_ignored_for_one_step(make_env):
+    env = make_env("calc", num_agents=2)
+    env.reset(seed=0)
+    _, _, _, _, infos = env.step(
+        {"agent_0": call("list_files", tokens=10), "agent_1": call("list_files", tokens=1)}
+    )
+    assert infos["agent_1"]["ready"] and not infos["agent_0"]["ready"]
+    assert "ignored" not in infos["agent_0"]
+    _, _, _, _, infos = env.step(
+        {"agent_0": call("write_file", path="x.py", content=""), "agent_1": call("list_files")}
+    )
+    assert infos["agent_0"]["ignored"] is True and "ignored" not in infos["agent_1"]
+    assert not (env.episode.sandbox.root / "x.py").exists()  # not applied
+    _, _, _, _, infos = env.step({a: call("list_files") for a in env.ready_agents})
+    assert "ignored" not in infos["agent_0"]
+
+
+@pytest.mark.parametrize("sync", ["event", "round"])
+def test_is_parallelizable_is_true_only_if_aec_to_parallel_works(sync):
+    aec = swarm_envs.env("calc", num_agents=2, sync=sync, time=SIMPLE_TIME)
+    try:
+        if not aec.metadata["is_parallelizable"]:
+            with pytest.raises(AssertionError, match="is_parallelizable"):
+                aec_to_parallel(aec)
+            return
+        par = aec_to_parallel(aec)
+        par.reset(seed=0)
+        for _ in range(3):
+            par.step({a: call("list_files", tokens=1) for a in par.agents})
+    finally:
+        aec.close()
+
+
+def test_the_parallel_form_round_trips_through_aec():
+    par = swarm_envs.parallel_env("calc", num_agents=2)
+    assert par.metadata["is_parallelizable"] is True
+    assert aec_to_parallel(parallel_to_aec(par)) is par
+
+
+@pytest.mark.parametrize("form", ["parallel", "aec", "gymnasium"])
+def test_a_closed_env_raises_on_step(form):
+    if form == "parallel":
+        env = swarm_envs.parallel_env("calc", num_agents=1)
+        action = {"agent_0": call("list_files")}
+    elif form == "aec":
+        env = swarm_envs.env("calc", num_agents=1)
+        action = call("list_files")
+    else:
+        env = gymnasium.make("swarm/calc-v0")
+        action = call("list_files")
+    env.reset(seed=0)
+    env.close()
+    with pytest.raises(ClosedEnvironment, match="after close"):
+        env.step(action)
+    with pytest.raises(gymnasium.error.ClosedEnvironmentError):
+        env.step(action)
+    env.reset(seed=0)  # a new episode reopens it
+    env.step(action)
+    env.close()
