@@ -47,6 +47,12 @@ def example_paths(tmp_path_factory):
     shutil.copytree(calc.solution_dir, cwd / "path/to/project")
     shutil.copytree(calc.tests_dir, cwd / "path/to/project/tests")
     shutil.copytree(calc.root, cwd / "path/to/task", ignore=shutil.ignore_patterns("__pycache__"))
+    # The real project of the make-task walk, as its sdist unpacks: sources and tests.
+    inflection = swarm_envs.get_task("inflection")
+    shutil.copytree(inflection.solution_dir, cwd / "inflection-0.5.1")
+    shutil.copytree(inflection.tests_dir, cwd / "inflection-0.5.1/tests")
+    manifest = cwd / "path/to/task/task.toml"  # a task of one's own: its own name
+    manifest.write_text(manifest.read_text().replace('name = "calc"', 'name = "mycalc"', 1))
     return cwd
 
 
