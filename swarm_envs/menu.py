@@ -52,7 +52,7 @@ UNIT_FEATURES = (
     "claimed_by_me",
     "current",
 )
-GLOBAL_FEATURES = ("time_left", "tests_passing")
+GLOBAL_FEATURES = ("time_left", "tests_passing", "agent_rank")
 _CLAIM = re.compile(r"^claim: (\S+)$")
 _CACHE_FORMAT = 1
 
@@ -280,27 +280,26 @@ class _UnitView:
 
 
 class WorkMeter:
-    """Duplicated work: unit edits that complete after a teammate already implemented the unit.
+    """Duplicated work: how many more agents than one edited each unit, summed over units.
 
-    Such an edit either fails (the text it expected is gone) or replaces a teammate's
-    implementation; both are work the swarm did twice. `edited` is told of each
-    completed unit edit in completion order.
+    An edit attempt counts whether it applied or not (a failed edit is the work of
+    a second agent on a unit someone else changed first). A swarm that splits the
+    units among its agents scores 0; one in which every agent does every unit
+    scores `units x (agents - 1)`.
     """
 
     def __init__(self) -> None:
-        self.writer: dict[str, int] = {}
+        self.editors: dict[str, set[int]] = {}
         self.edits = 0
-        self.duplicated = 0
 
-    def edited(self, agent: int, unit: str, ok: bool) -> bool:
-        """Record one completed edit; True when it was duplicated work."""
+    def edited(self, agent: int, unit: str) -> None:
+        """Record one completed edit attempt of `agent` on `unit`."""
         self.edits += 1
-        other = self.writer.get(unit)
-        dup = other is not None and other != agent
-        if ok:
-            self.writer[unit] = agent
-        self.duplicated += dup
-        return dup
+        self.editors.setdefault(unit, set()).add(agent)
+
+    @property
+    def duplicated(self) -> int:
+        return sum(len(agents) - 1 for agents in self.editors.values())
 
 
 # ---------------------------------------------------------------------------- env
@@ -313,7 +312,6 @@ class _Plan:
     move: Move
     steps: list[int]  # function indices still to edit (apply), or [0] for one call
     invalid: bool = False  # a move outside the mask: only its thinking time, as a wait
-    duplicated: bool = False
     started: bool = False
 
 
@@ -356,9 +354,9 @@ class MenuParallelEnv(ParallelEnv):
 
     ## Observation Space
 
-    `Dict(observation=Box(0, 1, (max_units * 6 + 2,), float32), action_mask=Box(0, 1,
+    `Dict(observation=Box(0, 1, (max_units * 6 + 3,), float32), action_mask=Box(0, 1,
     (n_moves,), int8))`, or the `Box` alone with `dict_obs=False`. The `Box` holds
-    one row of 6 features per unit slot (zeros for padding), then 2 globals:
+    one row of 6 features per unit slot (zeros for padding), then 3 globals:
 
     | index | feature |
     | --- | --- |
@@ -370,6 +368,11 @@ class MenuParallelEnv(ParallelEnv):
     | `6u + 5` | this agent's current unit (of its latest claim, apply or run-tests move) |
     | `6*max_units + 0` | fraction of the time cap left |
     | `6*max_units + 1` | fraction of the task's tests passing |
+    | `6*max_units + 2` | this agent's rank, `i / num_agents` for `agent_i` |
+
+    The rank is what text mode's status line tells each agent ("you are agent_i",
+    and its teammates): without it, agents of one shared policy that see the same
+    state cannot tell themselves apart, and can split work only by chance.
 
     Test outcomes are those of `infos[agent]["per_test"]` (as in text mode), seen at
     the agent's observation time; an agent that is not ready keeps its observation.
@@ -395,8 +398,9 @@ class MenuParallelEnv(ParallelEnv):
 
     The text env's info (`tests_passed`, `tests_total`, `per_test`, `time`, ...) with
     `ready` (ready to choose a move), `action_mask`, `move` (the latest move's
-    index), `move_error`, and `duplicated_work` (unit edits of the episode so far
-    that completed after a teammate had implemented the unit).
+    index), `move_error`, `unit_edits` and `duplicated_work` (of the episode so far:
+    for each unit, how many more agents than one attempted an edit of it; see
+    `WorkMeter`).
 
     ## Arguments
 
@@ -743,9 +747,7 @@ class MenuParallelEnv(ParallelEnv):
             if move.kind == "claim" and ok:
                 self._claimed_mine[i, move.unit] = True
             if move.kind == "apply" and not plan.invalid:
-                unit = self.task.units[move.unit].name
-                dup = self._meter.edited(i, unit, ok)
-                plan.duplicated = plan.duplicated or dup
+                self._meter.edited(i, self.task.units[move.unit].name)
                 if not ok:
                     self._move_error[i] = (
                         f"{self.describe(self._last_move[i])}: {info.get('error')}"
@@ -843,8 +845,10 @@ class MenuParallelEnv(ParallelEnv):
         if self._current[i] >= 0:
             rows[self._current[i], 5] = 1.0
         cap = ep.time_cap
-        x[-2] = min(max(cap - ep.now, 0.0) / cap, 1.0) if cap > 0 else 0.0
-        x[-1] = ep.passed / ep.tests_total if ep.tests_total else 0.0
+        g = L.max_units * len(UNIT_FEATURES)
+        x[g] = min(max(cap - ep.now, 0.0) / cap, 1.0) if cap > 0 else 0.0
+        x[g + 1] = ep.passed / ep.tests_total if ep.tests_total else 0.0
+        x[g + 2] = i / len(self.possible_agents)
         if ready:
             mask = self._mask(i)
         else:
@@ -911,7 +915,7 @@ class MenuGymEnv(gymnasium.Env):
 
     ## Observation Space
 
-    `Dict(observation=Box(0, 1, (max_units * 6 + 2,)), action_mask=Box(0, 1, (n_moves,), int8))`.
+    `Dict(observation=Box(0, 1, (max_units * 6 + 3,)), action_mask=Box(0, 1, (n_moves,), int8))`.
 
     ## Rewards
 

@@ -1,0 +1,159 @@
+"""Rollout collection: whole episodes of menu-mode swarms, as semi-MDP decision sequences.
+
+`collect` runs several environments side by side, each for one episode (a
+rollout ends at its time cap), and asks the policy for every ready agent of every
+environment in one batched forward pass. An agent that is busy makes no decision;
+what happens while it is busy is credited to its latest decision
+(`maths.decision_rewards`). The result is a flat batch of decisions, grouped by
+(environment, agent) sequence, ready for `maths.gae`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from swarm_envs.baselines.ppo.maths import decision_rewards
+
+
+@dataclass
+class Rollouts:
+    """The decisions of one batch of episodes, sequence by sequence."""
+
+    obs: np.ndarray  # [B, obs_size] float32
+    masks: np.ndarray  # [B, n_actions] bool
+    actions: np.ndarray  # [B] int64
+    logprobs: np.ndarray  # [B] float32: behaviour policy
+    values: np.ndarray  # [B] float32
+    rewards: np.ndarray  # [B] semi-MDP reward of each decision
+    next_values: np.ndarray  # [B] value after the decision (0 after a termination)
+    continues: np.ndarray  # [B] 1 when the next row is the same agent's next decision
+    episodes: list[dict] = field(default_factory=list)
+    steps: int = 0  # env steps of all episodes together
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+
+@dataclass
+class _Seq:
+    """One agent's decisions in one episode."""
+
+    steps: list[int] = field(default_factory=list)
+    obs: list[np.ndarray] = field(default_factory=list)
+    masks: list[np.ndarray] = field(default_factory=list)
+    actions: list[int] = field(default_factory=list)
+    logprobs: list[float] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)
+
+
+def _split(observation) -> tuple[np.ndarray, np.ndarray | None]:
+    if isinstance(observation, dict):
+        return observation["observation"], observation["action_mask"]
+    return observation, None
+
+
+@torch.no_grad()
+def collect(envs: Sequence, policy, seeds: Sequence[int], device: str = "cpu") -> Rollouts:
+    """One episode in each of `envs` (menu-mode parallel envs), reset with `seeds`."""
+    n_env = len(envs)
+    obs: list[dict] = []
+    infos: list[dict] = []
+    for env, seed in zip(envs, seeds, strict=True):
+        o, i = env.reset(seed=int(seed))
+        obs.append(o)
+        infos.append(i)
+    agents = [list(env.possible_agents) for env in envs]
+    seqs = [[_Seq() for _ in a] for a in agents]
+    step_rewards: list[list[float]] = [[] for _ in envs]
+    final: list[dict | None] = [None] * n_env
+    active = list(range(n_env))
+    while active:
+        who = [(e, j) for e in active for j, a in enumerate(agents[e]) if infos[e][a]["ready"]]
+        chosen: dict[tuple[int, int], int] = {}
+        if who:
+            xs, ms = zip(*(_split(obs[e][agents[e][j]]) for e, j in who), strict=True)
+            ms = [
+                m if m is not None else infos[e][agents[e][j]]["action_mask"]
+                for m, (e, j) in zip(ms, who, strict=True)
+            ]
+            x = torch.as_tensor(np.stack(xs), device=device)
+            m = torch.as_tensor(np.stack(ms).astype(bool), device=device)
+            action, logprob, _, value = policy.act(x, m)
+            for k, (e, j) in enumerate(who):
+                s = seqs[e][j]
+                s.steps.append(len(step_rewards[e]))
+                s.obs.append(xs[k])
+                s.masks.append(ms[k].astype(bool))
+                s.actions.append(int(action[k]))
+                s.logprobs.append(float(logprob[k]))
+                s.values.append(float(value[k]))
+                chosen[(e, j)] = int(action[k])
+        still = []
+        for e in active:
+            acts = {agents[e][j]: a for (ee, j), a in chosen.items() if ee == e}
+            o, rewards, terms, truncs, i = envs[e].step(acts)
+            step_rewards[e].append(float(next(iter(rewards.values()), 0.0)))
+            obs[e], infos[e] = o, i
+            if envs[e].agents:
+                still.append(e)
+            else:
+                first = agents[e][0]
+                final[e] = {"obs": o, "infos": i, "truncated": bool(truncs[first])}
+        active = still
+    return _assemble(envs, agents, seqs, step_rewards, final, policy, device)
+
+
+def _assemble(envs, agents, seqs, step_rewards, final, policy, device) -> Rollouts:
+    # Bootstrap values of truncated episodes: V(final observation) of every agent.
+    boot: dict[tuple[int, int], float] = {}
+    trunc = [(e, j) for e, f in enumerate(final) if f["truncated"] for j in range(len(agents[e]))]
+    if trunc:
+        xs = np.stack([_split(final[e]["obs"][agents[e][j]])[0] for e, j in trunc])
+        v = policy.value(torch.as_tensor(xs, device=device)).cpu().numpy()
+        boot = {key: float(x) for key, x in zip(trunc, v, strict=True)}
+    cols: dict[str, list] = {k: [] for k in ("obs", "masks", "actions", "logprobs", "values")}
+    rewards, next_values, continues = [], [], []
+    episodes = []
+    for e, env in enumerate(envs):
+        r = np.asarray(step_rewards[e], dtype=np.float64)
+        for j, s in enumerate(seqs[e]):
+            if not s.steps:
+                continue
+            decided = np.zeros(len(r), dtype=bool)
+            decided[s.steps] = True
+            rewards.extend(decision_rewards(r, decided))
+            next_values.extend(s.values[1:] + [boot.get((e, j), 0.0)])
+            continues.extend([1.0] * (len(s.steps) - 1) + [0.0])
+            for k in cols:
+                cols[k].extend(getattr(s, k))
+        info = final[e]["infos"][agents[e][0]]
+        episodes.append(
+            {
+                "return": float(r.sum()),
+                "length": len(r),
+                "decisions": sum(len(s.steps) for s in seqs[e]),
+                "time": float(info["time"]),
+                "time_cap": float(env.episode.time_cap),
+                "tests_passed": int(info["tests_passed"]),
+                "tests_total": int(info["tests_total"]),
+                "duplicated_work": int(info["duplicated_work"]),
+                "unit_edits": int(info["unit_edits"]),
+                "end": info["termination"] or info["truncation"],
+                "truncated": final[e]["truncated"],
+            }
+        )
+    return Rollouts(
+        obs=np.asarray(cols["obs"], dtype=np.float32),
+        masks=np.asarray(cols["masks"], dtype=bool),
+        actions=np.asarray(cols["actions"], dtype=np.int64),
+        logprobs=np.asarray(cols["logprobs"], dtype=np.float32),
+        values=np.asarray(cols["values"], dtype=np.float32),
+        rewards=np.asarray(rewards, dtype=np.float32),
+        next_values=np.asarray(next_values, dtype=np.float32),
+        continues=np.asarray(continues, dtype=np.float32),
+        episodes=episodes,
+        steps=sum(len(r) for r in step_rewards),
+    )
