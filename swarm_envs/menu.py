@@ -280,26 +280,32 @@ class _UnitView:
 
 
 class WorkMeter:
-    """Duplicated work: how many more agents than one edited each unit, summed over units.
+    """Duplicated work: unit edits made on a unit that a teammate had already edited.
 
-    An edit attempt counts whether it applied or not (a failed edit is the work of
-    a second agent on a unit someone else changed first). A swarm that splits the
-    units among its agents scores 0; one in which every agent does every unit
-    scores `units x (agents - 1)`.
+    Every completed edit attempt counts, whether it applied or not (a failed edit is
+    a second agent's work on a unit someone else changed first). A swarm that splits
+    the units among its agents duplicates nothing; one in which every agent does
+    every unit duplicates `agents - 1` of every `agents` edits. `rate` is the share
+    of edits that were duplicated, comparable across swarms that edit more or less.
     """
 
     def __init__(self) -> None:
         self.editors: dict[str, set[int]] = {}
         self.edits = 0
+        self.duplicated = 0
 
-    def edited(self, agent: int, unit: str) -> None:
-        """Record one completed edit attempt of `agent` on `unit`."""
+    def edited(self, agent: int, unit: str) -> bool:
+        """Record one completed edit attempt of `agent` on `unit`; True if duplicated."""
+        editors = self.editors.setdefault(unit, set())
+        dup = bool(editors - {agent})
+        editors.add(agent)
         self.edits += 1
-        self.editors.setdefault(unit, set()).add(agent)
+        self.duplicated += dup
+        return dup
 
     @property
-    def duplicated(self) -> int:
-        return sum(len(agents) - 1 for agents in self.editors.values())
+    def rate(self) -> float:
+        return self.duplicated / self.edits if self.edits else 0.0
 
 
 # ---------------------------------------------------------------------------- env
@@ -398,9 +404,9 @@ class MenuParallelEnv(ParallelEnv):
 
     The text env's info (`tests_passed`, `tests_total`, `per_test`, `time`, ...) with
     `ready` (ready to choose a move), `action_mask`, `move` (the latest move's
-    index), `move_error`, `unit_edits` and `duplicated_work` (of the episode so far:
-    for each unit, how many more agents than one attempted an edit of it; see
-    `WorkMeter`).
+    index), `move_error`, and, for the episode so far, `unit_edits` (edit attempts),
+    `duplicated_work` (those on a unit a teammate had already edited) and
+    `duplicated_share` (their share; see `WorkMeter`).
 
     ## Arguments
 
@@ -862,6 +868,7 @@ class MenuParallelEnv(ParallelEnv):
             move=self._last_move[i],
             move_error=self._move_error[i],
             duplicated_work=self._meter.duplicated,
+            duplicated_share=self._meter.rate,
             unit_edits=self._meter.edits,
         )
         self._infos[name] = info

@@ -395,13 +395,13 @@ def test_bad_configuration_names_the_field(make_menu):
 
 def test_work_meter():
     m = WorkMeter()
-    m.edited(0, "a")
-    m.edited(0, "a")  # rework of one's own unit is not duplicated
-    m.edited(1, "b")
-    assert (m.edits, m.duplicated) == (3, 0)
-    m.edited(1, "a")
-    m.edited(2, "a")
-    assert (m.edits, m.duplicated) == (5, 2)
+    assert not m.edited(0, "a")
+    assert not m.edited(0, "a")  # rework of one's own unit is not duplicated
+    assert not m.edited(1, "b")
+    assert m.edited(1, "a")  # a teammate edited it before
+    assert m.edited(0, "b")
+    assert (m.edits, m.duplicated, m.rate) == (5, 2, 0.4)
+    assert WorkMeter().rate == 0.0
 
 
 def test_menu_env_docstring_documents_every_feature():

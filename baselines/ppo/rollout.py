@@ -140,6 +140,7 @@ def _assemble(envs, agents, seqs, step_rewards, final, policy, device) -> Rollou
                 "tests_passed": int(info["tests_passed"]),
                 "tests_total": int(info["tests_total"]),
                 "duplicated_work": int(info["duplicated_work"]),
+                "duplicated_share": float(info["duplicated_share"]),
                 "unit_edits": int(info["unit_edits"]),
                 "end": info["termination"] or info["truncation"],
                 "truncated": final[e]["truncated"],
