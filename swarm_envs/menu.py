@@ -53,6 +53,7 @@ UNIT_FEATURES = (
     "current",
 )
 GLOBAL_FEATURES = ("time_left", "tests_passing", "agent_rank")
+AGENT_ID_SLOTS = 16  # one-hot of i % 16: a teammate's identity, as text mode's status line gives
 _CLAIM = re.compile(r"^claim: (\S+)$")
 _CACHE_FORMAT = 1
 
@@ -226,7 +227,7 @@ class MenuLayout:
 
     @property
     def obs_size(self) -> int:
-        return self.max_units * len(UNIT_FEATURES) + len(GLOBAL_FEATURES)
+        return self.max_units * len(UNIT_FEATURES) + len(GLOBAL_FEATURES) + AGENT_ID_SLOTS
 
     def claim(self, u: int) -> int:
         return u * self.per_unit
@@ -360,9 +361,10 @@ class MenuParallelEnv(ParallelEnv):
 
     ## Observation Space
 
-    `Dict(observation=Box(0, 1, (max_units * 6 + 3,), float32), action_mask=Box(0, 1,
+    `Dict(observation=Box(0, 1, (max_units * 6 + 19,), float32), action_mask=Box(0, 1,
     (n_moves,), int8))`, or the `Box` alone with `dict_obs=False`. The `Box` holds
-    one row of 6 features per unit slot (zeros for padding), then 3 globals:
+    one row of 6 features per unit slot (zeros for padding), then 3 globals and the
+    agent's identity:
 
     | index | feature |
     | --- | --- |
@@ -375,10 +377,11 @@ class MenuParallelEnv(ParallelEnv):
     | `6*max_units + 0` | fraction of the time cap left |
     | `6*max_units + 1` | fraction of the task's tests passing |
     | `6*max_units + 2` | this agent's rank, `i / num_agents` for `agent_i` |
+    | `6*max_units + 3 + j` | 1 for `j = i % 16` (agent identity, one-hot), else 0 |
 
-    The rank is what text mode's status line tells each agent ("you are agent_i",
-    and its teammates): without it, agents of one shared policy that see the same
-    state cannot tell themselves apart, and can split work only by chance.
+    Rank and identity are what text mode's status line tells each agent ("you are
+    agent_i", and its teammates): without them, agents of one shared policy that see
+    the same state cannot tell themselves apart, and can split work only by chance.
 
     Test outcomes are those of `infos[agent]["per_test"]` (as in text mode), seen at
     the agent's observation time; an agent that is not ready keeps its observation.
@@ -855,6 +858,7 @@ class MenuParallelEnv(ParallelEnv):
         x[g] = min(max(cap - ep.now, 0.0) / cap, 1.0) if cap > 0 else 0.0
         x[g + 1] = ep.passed / ep.tests_total if ep.tests_total else 0.0
         x[g + 2] = i / len(self.possible_agents)
+        x[g + len(GLOBAL_FEATURES) + i % AGENT_ID_SLOTS] = 1.0
         if ready:
             mask = self._mask(i)
         else:
@@ -922,7 +926,7 @@ class MenuGymEnv(gymnasium.Env):
 
     ## Observation Space
 
-    `Dict(observation=Box(0, 1, (max_units * 6 + 3,)), action_mask=Box(0, 1, (n_moves,), int8))`.
+    `Dict(observation=Box(0, 1, (max_units * 6 + 19,)), action_mask=Box(0, 1, (n_moves,), int8))`.
 
     ## Rewards
 

@@ -56,7 +56,7 @@ def wrong(env, name):
 
 
 def rows(obs):
-    return obs["observation"][:-3].reshape(-1, 6)
+    return obs["observation"][:-19].reshape(-1, 6)
 
 
 def run_until_ready(env, agent, actions=None, limit=50):
@@ -196,8 +196,11 @@ def test_starting_observation_and_layout(make_menu):
     assert r.shape == (8, 6)
     np.testing.assert_array_equal(r[:4, 0], 1)  # four stubbed units
     assert r[4:].sum() == 0 and r[:, 1:].sum() == 0  # padding; nothing else yet
-    assert obs["agent_0"]["observation"][-3:].tolist() == [1.0, 0.0, 0.0]  # time, tests, rank
-    assert obs["agent_1"]["observation"][-1] == 0.5
+    g = obs["agent_0"]["observation"][-19:]
+    assert g[:3].tolist() == [1.0, 0.0, 0.0]  # time left, tests passing, rank
+    assert g[3:].tolist() == [1.0] + [0.0] * 15  # identity, one-hot
+    g1 = obs["agent_1"]["observation"][-19:]
+    assert g1[2] == 0.5 and g1[3:].argmax() == 1
     mask = obs["agent_0"]["action_mask"]
     assert np.array_equal(mask, infos["agent_0"]["action_mask"])
     assert mask[layout.claim(0)] and not mask[layout.claim(4)]
@@ -349,7 +352,7 @@ def test_time_cap_is_sticky_and_reset_option_overrides_it(make_menu):
     while env.agents:
         obs, _, _, trunc, infos = env.step({"agent_0": env.layout.wait})
     assert trunc["agent_0"] and infos["agent_0"]["truncation"] == "time_cap"
-    assert obs["agent_0"]["observation"][-3] == 0.0  # no time left
+    assert obs["agent_0"]["observation"][-19] == 0.0  # no time left
     with pytest.raises(ConfigError, match="time_cap"):
         env.set_time_cap(-1)
 

@@ -211,3 +211,37 @@ def test_episode_seeds_depend_only_on_seed_and_update():
     a = Args(seed=3, num_envs=4)
     assert episode_seeds(a, 5) == episode_seeds(Args(seed=3, num_envs=4), 5)
     assert len(set(episode_seeds(a, 1) + episode_seeds(a, 2))) == 8
+
+
+def test_rollouts_credit_each_agent_with_the_whole_episode_and_bootstrap_on_truncation(tmp_path):
+    from swarm_envs.baselines.ppo.policy import MenuPolicy
+    from swarm_envs.baselines.ppo.rollout import collect
+    from swarm_envs.baselines.ppo.train import make_envs
+
+    args = tiny(tmp_path, num_envs=3, num_agents=3)
+    envs = make_envs(args)
+    try:
+        for env, cap in zip(envs, (6.0, 30.0, 9.0), strict=True):
+            env.set_time_cap(cap)
+        torch.manual_seed(0)
+        policy = MenuPolicy(envs[0].layout.obs_size, envs[0].layout.n_moves, 16)
+        batch = collect(envs, policy, [0, 1, 2])
+    finally:
+        for env in envs:
+            env.close()
+    assert len(batch) == sum(e["decisions"] for e in batch.episodes)
+    assert batch.masks[np.arange(len(batch)), batch.actions].all()  # only allowed moves
+    ends = np.flatnonzero(batch.continues == 0)
+    starts = np.r_[0, ends[:-1] + 1]
+    assert len(ends) == 9  # one sequence per agent per episode, env by env
+    for k, (a, b) in enumerate(zip(starts, ends, strict=True)):
+        episode = batch.episodes[k // 3]
+        # The semi-MDP rewards of an agent's decisions add up to the collective return.
+        assert batch.rewards[a : b + 1].sum() == pytest.approx(episode["return"])
+        # Within a sequence the next value is the next decision's value.
+        np.testing.assert_array_equal(batch.next_values[a:b], batch.values[a + 1 : b + 1])
+        if episode["truncated"]:
+            assert batch.next_values[b] != 0.0  # V(final observation)
+        else:
+            assert batch.next_values[b] == 0.0
+    assert any(e["truncated"] for e in batch.episodes)

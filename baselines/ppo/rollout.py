@@ -49,10 +49,9 @@ class _Seq:
     values: list[float] = field(default_factory=list)
 
 
-def _split(observation) -> tuple[np.ndarray, np.ndarray | None]:
-    if isinstance(observation, dict):
-        return observation["observation"], observation["action_mask"]
-    return observation, None
+def _box(observation) -> np.ndarray:
+    # The action mask is in infos in both observation formats (dict_obs or not).
+    return observation["observation"] if isinstance(observation, dict) else observation
 
 
 @torch.no_grad()
@@ -71,30 +70,27 @@ def collect(envs: Sequence, policy, seeds: Sequence[int], device: str = "cpu") -
     final: list[dict | None] = [None] * n_env
     active = list(range(n_env))
     while active:
+        # Every ready agent of every env, in one forward pass.
         who = [(e, j) for e in active for j, a in enumerate(agents[e]) if infos[e][a]["ready"]]
-        chosen: dict[tuple[int, int], int] = {}
+        actions: list[dict[str, int]] = [{} for _ in envs]
         if who:
-            xs, ms = zip(*(_split(obs[e][agents[e][j]]) for e, j in who), strict=True)
-            ms = [
-                m if m is not None else infos[e][agents[e][j]]["action_mask"]
-                for m, (e, j) in zip(ms, who, strict=True)
-            ]
+            xs = [_box(obs[e][agents[e][j]]) for e, j in who]
+            ms = [infos[e][agents[e][j]]["action_mask"].astype(bool) for e, j in who]
             x = torch.as_tensor(np.stack(xs), device=device)
-            m = torch.as_tensor(np.stack(ms).astype(bool), device=device)
+            m = torch.as_tensor(np.stack(ms), device=device)
             action, logprob, _, value = policy.act(x, m)
             for k, (e, j) in enumerate(who):
                 s = seqs[e][j]
                 s.steps.append(len(step_rewards[e]))
                 s.obs.append(xs[k])
-                s.masks.append(ms[k].astype(bool))
+                s.masks.append(ms[k])
                 s.actions.append(int(action[k]))
                 s.logprobs.append(float(logprob[k]))
                 s.values.append(float(value[k]))
-                chosen[(e, j)] = int(action[k])
+                actions[e][agents[e][j]] = int(action[k])
         still = []
         for e in active:
-            acts = {agents[e][j]: a for (ee, j), a in chosen.items() if ee == e}
-            o, rewards, terms, truncs, i = envs[e].step(acts)
+            o, rewards, terms, truncs, i = envs[e].step(actions[e])
             step_rewards[e].append(float(next(iter(rewards.values()), 0.0)))
             obs[e], infos[e] = o, i
             if envs[e].agents:
@@ -111,7 +107,7 @@ def _assemble(envs, agents, seqs, step_rewards, final, policy, device) -> Rollou
     boot: dict[tuple[int, int], float] = {}
     trunc = [(e, j) for e, f in enumerate(final) if f["truncated"] for j in range(len(agents[e]))]
     if trunc:
-        xs = np.stack([_split(final[e]["obs"][agents[e][j]])[0] for e, j in trunc])
+        xs = np.stack([_box(final[e]["obs"][agents[e][j]]) for e, j in trunc])
         v = policy.value(torch.as_tensor(xs, device=device)).cpu().numpy()
         boot = {key: float(x) for key, x in zip(trunc, v, strict=True)}
     cols: dict[str, list] = {k: [] for k in ("obs", "masks", "actions", "logprobs", "values")}
