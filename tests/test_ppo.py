@@ -213,22 +213,22 @@ def test_episode_seeds_depend_only_on_seed_and_update():
     assert len(set(episode_seeds(a, 1) + episode_seeds(a, 2))) == 8
 
 
-def test_rollouts_credit_each_agent_with_the_whole_episode_and_bootstrap_on_truncation(tmp_path):
+def test_rollouts_credit_each_agent_with_the_whole_episode_and_bootstrap_on_truncation():
+    import swarm_envs
     from swarm_envs.baselines.ppo.policy import MenuPolicy
     from swarm_envs.baselines.ppo.rollout import collect
-    from swarm_envs.baselines.ppo.train import make_envs
 
-    args = tiny(tmp_path, num_envs=3, num_agents=3)
-    envs = make_envs(args)
+    # A time-cap truncation, a token-budget truncation (time left), and a longer cap.
+    configs = [{"time_cap_s": 6.0}, {"time_cap_s": 60.0, "token_budget": 400}, {"time_cap_s": 30.0}]
+    envs = [swarm_envs.parallel_env("calc", num_agents=3, mode="menu", **c) for c in configs]
     try:
-        for env, cap in zip(envs, (6.0, 30.0, 9.0), strict=True):
-            env.set_time_cap(cap)
         torch.manual_seed(0)
         policy = MenuPolicy(envs[0].layout.obs_size, envs[0].layout.n_moves, 16)
         batch = collect(envs, policy, [0, 1, 2])
     finally:
         for env in envs:
             env.close()
+    assert [e["end"] for e in batch.episodes[:2]] == ["time_cap", "token_budget"]
     assert len(batch) == sum(e["decisions"] for e in batch.episodes)
     assert batch.masks[np.arange(len(batch)), batch.actions].all()  # only allowed moves
     ends = np.flatnonzero(batch.continues == 0)
@@ -240,8 +240,7 @@ def test_rollouts_credit_each_agent_with_the_whole_episode_and_bootstrap_on_trun
         assert batch.rewards[a : b + 1].sum() == pytest.approx(episode["return"])
         # Within a sequence the next value is the next decision's value.
         np.testing.assert_array_equal(batch.next_values[a:b], batch.values[a + 1 : b + 1])
-        if episode["truncated"]:
-            assert batch.next_values[b] != 0.0  # V(final observation)
+        if episode["end"] == "token_budget":
+            assert batch.next_values[b] != 0.0  # truncated with time left: V(final observation)
         else:
-            assert batch.next_values[b] == 0.0
-    assert any(e["truncated"] for e in batch.episodes)
+            assert batch.next_values[b] == 0.0  # terminated, or no time left at the cap

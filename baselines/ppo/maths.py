@@ -5,7 +5,8 @@ its own sequence of decisions. The reward of a decision is the sum of the collec
 rewards from that decision until the agent's next one (`decision_rewards`); the
 episode's end reaches every agent's last decision. `gae` runs over such sequences,
 laid end to end: `next_values[i]` is the value after decision `i` (the next
-decision's value, `V(final observation)` at a truncation, 0 at a termination) and
+decision's value, `V(final observation)` at a truncation, 0 at a termination; see
+`rollout.bootstrap_values`) and
 `continues[i]` says whether decision `i + 1` belongs to the same sequence.
 """
 

@@ -97,19 +97,41 @@ def collect(envs: Sequence, policy, seeds: Sequence[int], device: str = "cpu") -
                 still.append(e)
             else:
                 first = agents[e][0]
-                final[e] = {"obs": o, "infos": i, "truncated": bool(truncs[first])}
+                final[e] = {
+                    "obs": o,
+                    "infos": i,
+                    "truncated": bool(truncs[first]),
+                    "time_left": float(i[first]["time_left"]),
+                }
         active = still
     return _assemble(envs, agents, seqs, step_rewards, final, policy, device)
 
 
+def bootstrap_values(final: list[dict], agents: list[list[str]], policy, device) -> dict:
+    """The value after each agent's last decision, {(env, agent index): value}.
+
+    Termination: 0 (absent). Truncation: `V(final observation)`, except where the
+    observation says no time is left: the time cap is part of what agents observe
+    (the time-left feature), so a state at the cap has no future reward by
+    definition, and a critic that never trains on such states must not invent one
+    (Pardo et al., "Time Limits in Reinforcement Learning", 2018). A truncation with
+    time left (the token budget, a failing scorer) bootstraps from V.
+    """
+    keys = [
+        (e, j)
+        for e, f in enumerate(final)
+        if f["truncated"] and f["time_left"] > 0
+        for j in range(len(agents[e]))
+    ]
+    if not keys:
+        return {}
+    xs = np.stack([_box(final[e]["obs"][agents[e][j]]) for e, j in keys])
+    v = policy.value(torch.as_tensor(xs, device=device)).cpu().numpy()
+    return {key: float(x) for key, x in zip(keys, v, strict=True)}
+
+
 def _assemble(envs, agents, seqs, step_rewards, final, policy, device) -> Rollouts:
-    # Bootstrap values of truncated episodes: V(final observation) of every agent.
-    boot: dict[tuple[int, int], float] = {}
-    trunc = [(e, j) for e, f in enumerate(final) if f["truncated"] for j in range(len(agents[e]))]
-    if trunc:
-        xs = np.stack([_box(final[e]["obs"][agents[e][j]]) for e, j in trunc])
-        v = policy.value(torch.as_tensor(xs, device=device)).cpu().numpy()
-        boot = {key: float(x) for key, x in zip(trunc, v, strict=True)}
+    boot = bootstrap_values(final, agents, policy, device)
     cols: dict[str, list] = {k: [] for k in ("obs", "masks", "actions", "logprobs", "values")}
     rewards, next_values, continues = [], [], []
     episodes = []
