@@ -177,6 +177,8 @@ def cmd_learning(opts: argparse.Namespace) -> None:
             time_cap=opts.cap,
             learning_rate=opts.lr,
             ent_coef=opts.ent_coef,
+            update_epochs=opts.epochs,
+            anneal_lr=opts.anneal_lr,
             seed=seed,
             exp_name="bench_ppo",
             runs_dir=opts.runs_dir,
@@ -305,11 +307,13 @@ def main() -> None:
     p = sub.add_parser("learning", help="train several seeds; compare with scripted swarms")
     p.add_argument("--task", default="calc")
     p.add_argument("--agents", type=int, default=4)
-    p.add_argument("--envs", type=int, default=8)
-    p.add_argument("--updates", type=int, default=100)
-    p.add_argument("--cap", type=float, default=12.0)
-    p.add_argument("--lr", type=float, default=3e-4)
-    p.add_argument("--ent-coef", type=float, default=0.01)
+    p.add_argument("--envs", type=int, default=16, help="rollouts per update")
+    p.add_argument("--updates", type=int, default=150)
+    p.add_argument("--cap", type=float, default=8.0, help="one wave of edits: splitting pays")
+    p.add_argument("--lr", type=float, default=3e-3)
+    p.add_argument("--epochs", type=int, default=8)
+    p.add_argument("--ent-coef", type=float, default=0.005)
+    p.add_argument("--anneal-lr", action=argparse.BooleanOptionalAction, default=True)
     p.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     p.add_argument("--eval-episodes", type=int, default=32)
     p.add_argument(
