@@ -25,7 +25,7 @@ import torch
 from swarm_envs.baselines.ppo import Args, evaluate, train
 from swarm_envs.baselines.ppo.policy import MenuPolicy
 from swarm_envs.baselines.ppo.rollout import collect
-from swarm_envs.baselines.ppo.train import make_envs, ppo_update
+from swarm_envs.baselines.ppo.trainer import make_envs, ppo_update
 from swarm_envs.baselines.scripted import make_team
 
 import swarm_envs

@@ -1,6 +1,6 @@
 """Shared-policy PPO for swarms (CleanRL style): `swarm-envs train`, or `train(Args(...))`.
 
-- `train.py`: the arguments and the training loop, read top to bottom;
+- `trainer.py`: the arguments and the training loop, read top to bottom;
 - `rollout.py`: whole rollouts of menu-mode swarms as semi-MDP decision sequences;
 - `maths.py`: GAE, the clipped losses, approximate KL and masking, as pure functions;
 - `policy.py`: the shared actor-critic network.
@@ -8,7 +8,7 @@
 Needs the `train` extra (`pip install 'swarm-envs[train]'`).
 """
 
-from swarm_envs.baselines.ppo.train import (
+from swarm_envs.baselines.ppo.trainer import (
     Args,
     Summary,
     TrainingDiverged,

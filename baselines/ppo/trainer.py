@@ -94,11 +94,11 @@ class Args:
     # Algorithm
     num_updates: int = 100
     """policy updates; each collects num_envs whole rollouts"""
-    num_envs: int = 8
+    num_envs: int = 16
     """rollouts collected side by side per update"""
-    learning_rate: float = 1e-3
+    learning_rate: float = 3e-3
     """the learning rate of the optimizer"""
-    anneal_lr: bool = False
+    anneal_lr: bool = True
     """anneal the learning rate linearly to 0 over the updates"""
     gamma: float = 1.0
     """discount per decision (1: no penalty for long reasoning; see docs/training.md)"""
@@ -106,7 +106,7 @@ class Args:
     """the lambda of generalized advantage estimation"""
     num_minibatches: int = 4
     """minibatches per epoch (the batch is every decision of the update's rollouts)"""
-    update_epochs: int = 4
+    update_epochs: int = 8
     """epochs over the batch per update"""
     norm_adv: bool = True
     """normalise advantages within each minibatch"""
@@ -114,7 +114,7 @@ class Args:
     """the surrogate clipping coefficient"""
     clip_vloss: bool = True
     """clip the value loss as in the PPO paper"""
-    ent_coef: float = 0.01
+    ent_coef: float = 0.005
     """coefficient of the entropy bonus"""
     vf_coef: float = 0.5
     """coefficient of the value loss"""
