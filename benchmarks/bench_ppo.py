@@ -273,9 +273,9 @@ def plot(curves, refs, opts) -> None:
         ("swarm/duplicated_work", axes[1], "duplicated work (share of unit edits)"),
     ):
         for seed, hist in zip(opts.seeds, curves, strict=True):
-            x = [r["update"] for r in hist]
-            y = np.convolve([r[key] for r in hist], np.ones(5) / 5, mode="same")
-            ax.plot(x, y, label=f"PPO seed {seed}")
+            w = min(5, len(hist))  # a trailing mean over 5 updates
+            y = np.convolve([r[key] for r in hist], np.ones(w) / w, mode="valid")
+            ax.plot([r["update"] for r in hist][w - 1 :], y, label=f"PPO seed {seed}")
         ref_key = "return" if key.startswith("charts") else "duplicated_work"
         for (name, ref), style in zip(refs.items(), ("--", ":"), strict=True):
             ax.axhline(ref[ref_key], color="gray", linestyle=style, label=f"scripted {name}")
