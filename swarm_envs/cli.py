@@ -341,6 +341,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("file", help="a recording made with `run --record` or record_path=...")
     p.set_defaults(func=cmd_replay)
+
+    def cmd_train(args: argparse.Namespace) -> int:
+        """Train with PPO; the trainer parses its own options (a dataclass, with tyro)."""
+        from swarm_envs.baselines.ppo import main as train_main
+
+        return train_main(args.options)
+
+    p = sub.add_parser(
+        "train",
+        help="train a shared policy with PPO on a menu-mode swarm (see `train --help`)",
+        add_help=False,
+        prefix_chars="\0",
+    )
+    p.add_argument("options", nargs=argparse.REMAINDER)
+    p.set_defaults(func=cmd_train)
     return parser
 
 

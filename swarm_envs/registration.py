@@ -9,9 +9,10 @@ import gymnasium
 from swarm_envs.task import Task, get_task, registered
 
 if TYPE_CHECKING:
-    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+    from pettingzoo import AECEnv
 
     from swarm_envs.aec import SwarmAECEnv
+    from swarm_envs.menu import MenuParallelEnv
     from swarm_envs.parallel import SwarmParallelEnv
 
 NAMESPACE = "swarm"
@@ -22,34 +23,66 @@ def gym_id(task: Task) -> str:
     return f"{NAMESPACE}/{task.name}-v{task.manifest.version}"
 
 
+MODES = ("text", "menu")
+
+
+def menu_gym_id(task: Task) -> str:
+    """The Gymnasium id of a task in menu mode, e.g. `swarm/calc-menu-v0`."""
+    return f"{NAMESPACE}/{task.name}-menu-v{task.manifest.version}"
+
+
 def register_envs() -> list[str]:
     """Register every known task with Gymnasium (idempotent); returns the ids."""
     ids = []
     for task_id, path in sorted(registered().items()):
         name, version = task_id.rsplit("-v", 1)
-        env_id = f"{NAMESPACE}/{name}-v{version}"
-        if env_id not in gymnasium.registry:
-            gymnasium.register(
-                id=env_id,
-                entry_point="swarm_envs.gym_env:SwarmGymEnv",
-                kwargs={"task": str(path)},
-            )
-        ids.append(env_id)
+        for env_id, entry_point in (
+            (f"{NAMESPACE}/{name}-v{version}", "swarm_envs.gym_env:SwarmGymEnv"),
+            (f"{NAMESPACE}/{name}-menu-v{version}", "swarm_envs.menu:MenuGymEnv"),
+        ):
+            if env_id not in gymnasium.registry:
+                gymnasium.register(id=env_id, entry_point=entry_point, kwargs={"task": str(path)})
+            ids.append(env_id)
     return ids
 
 
-def parallel_env(task: str | Task = "calc", num_agents: int = 4, **config: Any) -> SwarmParallelEnv:
-    """A PettingZoo `ParallelEnv`: `num_agents` agents on `task` (see `EnvConfig`)."""
+def _check_mode(mode: str) -> None:
+    if mode not in MODES:
+        from swarm_envs.error import ConfigError
+
+        raise ConfigError(f"mode={mode!r}: expected one of {list(MODES)}")
+
+
+def parallel_env(
+    task: str | Task = "calc", num_agents: int = 4, mode: str = "text", **config: Any
+) -> SwarmParallelEnv | MenuParallelEnv:
+    """A PettingZoo `ParallelEnv`: `num_agents` agents on `task` (see `EnvConfig`).
+
+    `mode="menu"`: discrete moves over the task's units (see `swarm_envs.menu`).
+    """
+    _check_mode(mode)
+    if mode == "menu":
+        from swarm_envs.menu import MenuParallelEnv
+
+        return MenuParallelEnv(get_task(task), num_agents=num_agents, **config)
     from swarm_envs.parallel import SwarmParallelEnv
 
     return SwarmParallelEnv(get_task(task), num_agents=num_agents, **config)
 
 
-def env(task: str | Task = "calc", num_agents: int = 4, **config: Any) -> OrderEnforcingWrapper:
+def env(
+    task: str | Task = "calc", num_agents: int = 4, mode: str = "text", **config: Any
+) -> AECEnv:
     """A PettingZoo `AECEnv` on `task`, wrapped in PettingZoo's order-enforcing wrapper."""
     from pettingzoo.utils import wrappers
 
     from swarm_envs.aec import SwarmAECEnv
+
+    _check_mode(mode)
+    if mode == "menu":
+        from swarm_envs.menu import menu_aec_env
+
+        return menu_aec_env(get_task(task), num_agents=num_agents, **config)
 
     return wrappers.OrderEnforcingWrapper(
         SwarmAECEnv(get_task(task), num_agents=num_agents, **config)
