@@ -109,7 +109,7 @@ class AsyncCollection:
             env = swarm_envs.parallel_env(
                 args.task,
                 num_agents=args.num_agents,
-                time_cap_s=args.time_cap_s,
+                time_cap_s=args.time_cap,
                 **_env_kwargs(setup),
             )
             worker = {"copies": copies, "version": setup.update, "env": env}

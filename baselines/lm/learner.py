@@ -119,7 +119,8 @@ class Learner:
         return torch.from_numpy(flat).float().to(device)
 
     def _params(self, role: str) -> list[torch.Tensor]:
-        return [p for p in self.actors[role].parameters() if p.requires_grad]
+        self.actors[role].activate()  # peft makes only the active adapter trainable
+        return self.actors[role].trainable_parameters()
 
     # ------------------------------------------------------------------ advantages
 
@@ -350,7 +351,10 @@ def _to(batch, device: torch.device):
     return batch
 
 
-def trainable_parameters(actors: Mapping[str, nn.Module]) -> list[torch.Tensor]:
-    """Every trainable parameter of the distinct actors, once each."""
-    unique = {id(a): a for a in actors.values()}.values()
-    return [p for a in unique for p in a.parameters() if p.requires_grad]
+def trainable_parameters(actors: Mapping[str, ActorCritic]) -> list[torch.Tensor]:
+    """Every trainable parameter of the actors, once each (per-role adapters share a base)."""
+    out: dict[int, torch.Tensor] = {}
+    for actor in actors.values():
+        for p in actor.trainable_parameters():
+            out.setdefault(id(p), p)
+    return list(out.values())

@@ -109,6 +109,17 @@ class ActorCritic(nn.Module):
         if self.adapter is not None and self.policy.active_adapter != self.adapter:
             self.policy.set_adapter(self.adapter)
 
+    def trainable_parameters(self) -> list[torch.Tensor]:
+        """The parameters this actor trains: its adapter (or the whole LM) and its value."""
+        if self.adapter is None:
+            return [p for p in self.parameters() if p.requires_grad]
+        tag = f".{self.adapter}."  # peft names adapter weights `...lora_A.<adapter>.weight`
+        own = [p for n, p in self.policy.named_parameters() if "lora_" in n and tag in n]
+        rest = list(self.value_head.parameters())
+        if self.value_backbone is not None:
+            rest += list(self.value_backbone.parameters())
+        return own + rest
+
     def _last_hidden_gives_logits(self) -> bool:
         # Most causal LMs compute logits as lm_head(final hidden state); some add a
         # soft-cap or a scale. Check once on a short probe and fall back to full logits.

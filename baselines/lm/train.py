@@ -53,7 +53,7 @@ class Args:
     """value estimate: a head on the policy, or a separate value model"""
     value_model: str | None = None
     """local folder of the value model's backbone (default: the policy's)"""
-    total_updates: int = 10
+    num_updates: int = 10
     """updates to run"""
     episodes_per_update: int = 2
     """episodes (rollouts) consumed per update; one rollout per prompt, no groups"""
@@ -65,9 +65,9 @@ class Args:
     """worker threads in asynchronous mode"""
     max_staleness: int = 1
     """most updates between the sampling and the learning policy (paces the workers)"""
-    time_cap_s: float = 120.0
+    time_cap: float = 120.0
     """virtual seconds per episode at the start of the curriculum"""
-    time_cap_end_s: float | None = None
+    time_cap_end: float | None = None
     """final time cap (grows linearly over training; None: constant)"""
     max_new_tokens: int = 64
     """longest reply per turn"""
@@ -77,11 +77,11 @@ class Args:
     """sampling temperature"""
     engine: Literal["transformers", "vllm"] = "transformers"
     """generation engine (vllm: needs the package and a GPU)"""
-    lr: float = 1e-5
+    learning_rate: float = 1e-5
     """learning rate (AdamW)"""
     anneal_lr: bool = False
     """linear learning-rate decay to 0"""
-    epochs: int = 1
+    update_epochs: int = 1
     """passes over each batch"""
     num_minibatches: int = 1
     """optimizer steps per epoch"""
@@ -103,7 +103,7 @@ class Args:
     """value-loss coefficient"""
     ent_coef: float = 0.0
     """entropy bonus"""
-    normalize_advantages: bool = False
+    norm_adv: bool = False
     """normalise advantages per micro-batch"""
     role_balanced: bool = False
     """remedy for a dominant role in a shared policy: every role weighs the same in the loss"""
@@ -121,9 +121,11 @@ class Args:
     """recompute activations in the backward pass (less memory)"""
     seed: int = 0
     """seed of everything"""
+    threads: int | None = None
+    """torch CPU threads (None: torch's default)"""
     exp_name: str = "lm"
     """experiment name, part of the run name"""
-    run_dir: str = "runs"
+    runs_dir: str = "runs"
     """where runs (TensorBoard, metrics, checkpoints) go"""
     checkpoint_every: int = 1
     """updates between checkpoints (0: only at the end)"""
@@ -150,8 +152,8 @@ def check(args: Args) -> Args:
     if args.value_model is not None:
         check_model_path(args.value_model, "value_model")
     get_task(args.task)  # UnknownTask names the task and the close matches
-    for name in ("num_agents", "total_updates", "episodes_per_update", "num_envs",
-                 "rollout_workers", "max_new_tokens", "max_prompt_tokens", "epochs",
+    for name in ("num_agents", "num_updates", "episodes_per_update", "num_envs",
+                 "rollout_workers", "max_new_tokens", "max_prompt_tokens", "update_epochs",
                  "num_minibatches", "micro_batch_turns", "diag_turns"):  # fmt: skip
         if getattr(args, name) < 1:
             raise ConfigError(f"{name}={getattr(args, name)!r}: expected >= 1")
@@ -341,7 +343,7 @@ def build(args: Args) -> Setup:
     import torch
     from swarm_envs.baselines.lm.collect import make_engines
     from swarm_envs.baselines.lm.learner import Learner, PPOSettings, trainable_parameters
-    from swarm_envs.baselines.lm.policy import load_tokenizer
+    from swarm_envs.baselines.lm.policy import load_tokenizer, render
     from swarm_envs.baselines.lm.rollout import SwarmCollector
 
     import swarm_envs
@@ -350,31 +352,41 @@ def build(args: Args) -> Setup:
     random.seed(args.seed)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     device = pick_device(args.device)
     if args.bf16 and device.type == "cuda" and not torch.cuda.is_bf16_supported():
         raise ConfigError("bf16: this GPU does not support bfloat16; drop --bf16")
     tokenizer = load_tokenizer(args.model)
     roles = list(args.roles) if args.roles else ["agent"]
+    tools = swarm_envs.tool_schemas()
+    for r in roles:
+        fixed = len(render(tokenizer, system_prompt(r, args), [], tools))
+        if fixed + 64 > args.max_prompt_tokens:
+            raise ConfigError(
+                f"max_prompt_tokens={args.max_prompt_tokens}: the system prompt and tool "
+                f"schemas alone take {fixed} tokens; allow at least {fixed + 256}"
+            )
     actors, refs = build_actors(args, device, roles)
-    optimizer = torch.optim.AdamW(trainable_parameters(actors), lr=args.lr, eps=1e-5)
-    total = args.total_updates
+    optimizer = torch.optim.AdamW(trainable_parameters(actors), lr=args.learning_rate, eps=1e-5)
+    total = args.num_updates
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, (lambda u: max(1.0 - u / total, 0.0)) if args.anneal_lr else (lambda u: 1.0)
     )
     settings = PPOSettings(
         gamma=args.gamma, lam=args.gae_lambda, eps_low=args.eps_low, eps_high=args.eps_high,
         clip_mode=args.clip_mode, vf_coef=args.vf_coef, ent_coef=args.ent_coef,
-        epochs=args.epochs, num_minibatches=args.num_minibatches,
+        epochs=args.update_epochs, num_minibatches=args.num_minibatches,
         micro_batch_turns=args.micro_batch_turns, max_grad_norm=args.max_grad_norm,
-        temperature=args.temperature, normalize_advantages=args.normalize_advantages,
+        temperature=args.temperature, normalize_advantages=args.norm_adv,
         role_balanced=args.role_balanced, same_role_scaling=args.same_role_scaling,
         autocast_dtype=torch.bfloat16 if args.bf16 else None,
     )  # fmt: skip
     learner = Learner(actors, optimizer, tokenizer.pad_token_id, settings, refs, seed=args.seed)
     time_cap = swarm_envs.TimeCapSchedule(
-        kind="linear" if args.time_cap_end_s else "constant",
-        start=args.time_cap_s,
-        end=args.time_cap_end_s,
+        kind="linear" if args.time_cap_end else "constant",
+        start=args.time_cap,
+        end=args.time_cap_end,
         total_steps=max(total, 1),
     )
     env_kwargs = dict(args.env_kwargs)
@@ -384,7 +396,7 @@ def build(args: Args) -> Setup:
             env_kwargs["role_tools"] = {r: list(t) for r, t in args.role_tools.items()}
     envs = [
         swarm_envs.parallel_env(
-            args.task, num_agents=args.num_agents, time_cap_s=args.time_cap_s, **env_kwargs
+            args.task, num_agents=args.num_agents, time_cap_s=args.time_cap, **env_kwargs
         )
         for _ in range(args.num_envs)
     ]
@@ -392,7 +404,7 @@ def build(args: Args) -> Setup:
     setup = Setup(args, device, tokenizer, actors, refs, learner, scheduler, time_cap, envs,
                   engines, None)  # fmt: skip
     setup.collector = SwarmCollector(
-        envs, engines, tokenizer, swarm_envs.tool_schemas(),
+        envs, engines, tokenizer, tools,
         {r: system_prompt(r, args) for r in roles}, roles=args.roles or None,
         max_prompt_tokens=args.max_prompt_tokens, version=lambda: setup.update,
     )  # fmt: skip
@@ -488,7 +500,7 @@ def train(args: Args, *, log: Any = print) -> dict[str, Any]:
         load_checkpoint(setup, args.resume)
         run_dir = Path(args.resume).parent
     else:
-        run_dir = Path(args.run_dir) / run_name(args)
+        run_dir = Path(args.runs_dir) / run_name(args)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "args.json").write_text(json.dumps(asdict(args), indent=2, default=str))
     writer = None
@@ -502,7 +514,7 @@ def train(args: Args, *, log: Any = print) -> dict[str, Any]:
     last: dict[str, float] = {}
     t_start = time.perf_counter()
     try:
-        while setup.update < args.total_updates:
+        while setup.update < args.num_updates:
             t0 = time.perf_counter()
             cap = setup.time_cap.value()
             if async_rollouts is not None:
@@ -537,7 +549,7 @@ def train(args: Args, *, log: Any = print) -> dict[str, Any]:
                 "sao/clipfrac_high": stats.get("clipfrac_high", 0.0),
                 **_staleness(turns, setup.update - 1),
                 "perf/generation_tokens_per_s": n_tokens / max(t_rollout, 1e-9),
-                "perf/update_tokens_per_s": n_tokens * args.epochs / max(t_update, 1e-9),
+                "perf/update_tokens_per_s": n_tokens * args.update_epochs / max(t_update, 1e-9),
                 **diag,
             }
             for k, v in last.items():
@@ -549,7 +561,7 @@ def train(args: Args, *, log: Any = print) -> dict[str, Any]:
             )
             metrics_file.flush()
             log(
-                f"update {setup.update}/{args.total_updates}: return {ep_return:.2f}, "
+                f"update {setup.update}/{args.num_updates}: return {ep_return:.2f}, "
                 f"turns {len(turns)}, policy loss {stats.get('policy_loss', 0):.4f}, "
                 f"value loss {stats.get('value_loss', 0):.4f}"
             )

@@ -1,0 +1,184 @@
+"""The LM trainer end to end on CPU with a tiny model: runs, resumes exactly, learns, fails early."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+import torch
+
+from swarm_envs.baselines.lm import train as T
+from swarm_envs.baselines.lm.engines import TransformersEngine
+from swarm_envs.baselines.lm.learner import Learner, PPOSettings
+from swarm_envs.baselines.lm.models import ActorCritic
+from swarm_envs.baselines.lm.policy import load_causal_lm, load_tokenizer
+from swarm_envs.baselines.lm.rollout import EpisodeRecord, Turn
+from swarm_envs.baselines.lm.tiny import build_tiny_model
+from swarm_envs.error import ConfigError
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    return build_tiny_model(tmp_path_factory.mktemp("tiny-lm"))
+
+
+def small_args(tiny, tmp_path, **kw) -> T.Args:
+    base = dict(
+        model=str(tiny),
+        task="calc",
+        num_agents=2,
+        num_envs=1,
+        episodes_per_update=1,
+        num_updates=2,
+        time_cap=8.0,
+        max_new_tokens=8,
+        max_prompt_tokens=1024,
+        learning_rate=1e-3,
+        ent_coef=0.01,  # a gradient even before any test passes
+        runs_dir=str(tmp_path / "runs"),
+        tensorboard=True,
+        env_kwargs={"time": {"output_token_s": 0.5}},
+    )
+    base.update(kw)
+    return T.Args(**base)
+
+
+def _weights(setup):
+    unique = {id(a): a for a in setup.actors.values()}.values()
+    return [{k: v.clone() for k, v in a.state_dict().items()} for a in unique]
+
+
+@pytest.mark.slow
+def test_calc_run_completes_and_resumes_to_the_same_state(tiny, tmp_path):
+    full = T.train(small_args(tiny, tmp_path / "a"), log=lambda *_: None)
+    m = full["metrics"]
+    assert full["updates"] == 2
+    for key in ("losses/policy_loss", "losses/value_loss", "losses/entropy", "losses/approx_kl",
+                "losses/clipfrac", "charts/episodic_return", "charts/SPS", "charts/time_cap",
+                "sao/clipfrac_low", "sao/clipfrac_high", "perf/generation_tokens_per_s",
+                "perf/update_tokens_per_s", "roles/agent/token_share", "roles/agent/entropy",
+                "roles/agent/kl_init"):  # fmt: skip
+        assert key in m and np.isfinite(m[key]), key
+    assert m["roles/agent/kl_init"] > 0  # the policy moved away from the initial one
+    runs = list((tmp_path / "a" / "runs").iterdir())
+    assert any(p.name.startswith("events.out.tfevents") for p in runs[0].iterdir())
+
+    first = T.train(small_args(tiny, tmp_path / "b", num_updates=1), log=lambda *_: None)
+    resumed = T.train(
+        small_args(tiny, tmp_path / "b", num_updates=2, resume=first["checkpoint"]),
+        log=lambda *_: None,
+    )
+    assert resumed["updates"] == 2
+    a, b = _weights(full["setup"]), _weights(resumed["setup"])
+    initial = load_causal_lm(tiny).state_dict()
+    moved = [k for k, v in initial.items() if not torch.equal(v, a[0][f"policy.{k}"])]
+    assert moved  # training changed the weights, so equality below means something
+    for x, y in zip(a, b, strict=True):
+        assert x.keys() == y.keys()
+        for k in x:
+            assert torch.equal(x[k], y[k]), k
+    assert resumed["metrics"]["charts/episodic_return"] == m["charts/episodic_return"]
+
+
+@pytest.mark.slow
+def test_async_rollouts_and_isolated_lora_policies(tiny, tmp_path):
+    out = T.train(
+        small_args(
+            tiny, tmp_path, num_agents=3, roles={"implementer": 2, "reviewer": 1},
+            policies="isolated", lora=True, async_rollouts=True, rollout_workers=2,
+            episodes_per_update=2, max_staleness=1, num_updates=3,
+        ),
+        log=lambda *_: None,
+    )  # fmt: skip
+    m = out["metrics"]
+    assert out["updates"] == 3
+    assert 0 <= m["sao/staleness_max"] <= 2  # bounded: started within 1 version, consumed later
+    for role in ("implementer", "reviewer"):
+        assert np.isfinite(m[f"roles/{role}/entropy"]) and f"roles/{role}/kl_init" in m
+    assert np.isfinite(m["isolated/implementer/grad_cosine"])  # two implementers
+    assert "isolated/reviewer/grad_cosine" not in m  # a lone reviewer has nobody to agree with
+    setup = out["setup"]
+    assert setup.actors["implementer"].policy is setup.actors["reviewer"].policy  # one base
+    assert setup.actors["implementer"].adapter != setup.actors["reviewer"].adapter
+
+
+def test_bad_configs_fail_at_start_naming_the_field(tiny, tmp_path):
+    cases = {
+        "model=": dict(model=str(tmp_path / "missing")),
+        "unknown role 'judge'": dict(
+            num_agents=2, roles={"implementer": 1, "reviewer": 1}, role_prompts={"judge": "x"}
+        ),
+        "roles=": dict(num_agents=3, roles={"implementer": 1, "reviewer": 1}),
+        "episodes_per_update=3": dict(episodes_per_update=3, num_envs=2),
+        "temperature": dict(temperature=0.0),
+        "task=|unknown task": dict(task="no-such-task"),
+    }
+    for expected, kw in cases.items():
+        with pytest.raises(Exception, match=expected) as err:
+            T.check(small_args(tiny, tmp_path, **kw))
+        assert isinstance(err.value, ConfigError) or "unknown task" in str(err.value)
+
+
+def test_role_whitelist_naming_an_unknown_tool_fails(tiny, tmp_path):
+    args = small_args(tiny, tmp_path, roles={"implementer": 1, "reviewer": 1},
+                      role_tools={"reviewer": ("read_file", "rm_rf")})  # fmt: skip
+    with pytest.raises(ConfigError, match="role_tools.reviewer: unknown tool 'rm_rf'"):
+        T.check(args)
+
+
+def test_prompt_budget_smaller_than_the_tools_fails(tiny, tmp_path):
+    with pytest.raises(ConfigError, match="max_prompt_tokens=100"):
+        T.build(small_args(tiny, tmp_path, max_prompt_tokens=100))
+
+
+def test_cli_help_lists_the_options(capsys):
+    with pytest.raises(SystemExit) as e:
+        T.main(["--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    for flag in ("--model", "--roles", "--policies", "--clip-mode", "--eps-low", "--max-staleness",
+                 "--async-rollouts", "--bf16", "--gradient-checkpointing", "--lora", "--value"):  # fmt: skip
+        assert flag in out
+
+
+def test_cli_reports_a_bad_model_path(tmp_path, capsys):
+    assert T.main(["--model", str(tmp_path / "nope")]) == 2
+    assert "model=" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------- learning
+
+
+def _letters(text: str) -> float:
+    """The toy reward: the share of the reply's characters that are lowercase letters."""
+    return sum(c.islower() for c in text) / max(len(text), 1)
+
+
+@pytest.mark.slow
+def test_reward_on_emitted_text_rises(tiny):
+    """A toy text task: the reward depends only on the text, and PPO/SAO raises it."""
+    torch.manual_seed(0)
+    tok = load_tokenizer(tiny)
+    actor = ActorCritic(load_causal_lm(tiny))
+    engine = TransformersEngine(
+        actor.policy, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
+        max_new_tokens=6,
+    )  # fmt: skip
+    opt = torch.optim.AdamW([p for p in actor.parameters() if p.requires_grad], lr=3e-3)
+    learner = Learner({"agent": actor}, opt, tok.pad_token_id, PPOSettings(micro_batch_turns=16))
+    prompt = tok("<|im_start|>user\nwrite<|im_end|>\n<|im_start|>assistant\n")["input_ids"]
+    history = []
+    for update in range(150):
+        gens = engine.generate([prompt] * 16)
+        records = []
+        for k, g in enumerate(gens):
+            text = tok.decode(g.token_ids, skip_special_tokens=True)
+            turn = Turn(f"agent_{k}", "agent", prompt, g.token_ids, g.logprobs, update, 0.0, True,
+                        reward=_letters(text), text=text)  # fmt: skip
+            records.append(EpisodeRecord(update, {turn.agent: [turn]}, turn.reward, 0.0,
+                                         "terminated", "all_done", 0, 0, {turn.agent: "agent"}))  # fmt: skip
+        history.append(np.mean([r.episode_return for r in records]))
+        stats = learner.update(learner.advantages(records))
+        assert all(np.isfinite(v) for v in stats.values())
+    before, after = np.mean(history[:15]), np.mean(history[-15:])
+    # Margin reached on every seed tried (0, 1, 2): from about 0.5 to above 0.85.
+    assert after > before + 0.2, (before, after)
