@@ -102,7 +102,7 @@ class CollapseDetector:
         if len(h) < self.window:
             return False
         ent, ret = np.array(h).T
-        return _falling(ent, self.tolerance) and _falling(ret, self.tolerance)
+        return bool(_falling(ent, self.tolerance) and _falling(ret, self.tolerance))
 
     def state_dict(self) -> dict:
         return {r: list(h) for r, h in self.history.items()}
@@ -117,4 +117,4 @@ def _falling(series: np.ndarray, tolerance: float) -> bool:
     x = np.arange(len(series), dtype=np.float64)
     slope = np.polyfit(x, series, 1)[0]
     scale = max(float(np.mean(np.abs(series))), 1e-8)
-    return slope < -tolerance * scale
+    return bool(slope < -tolerance * scale)
