@@ -1,11 +1,8 @@
 """The LM trainer end to end on CPU with a tiny model: runs, resumes exactly, learns, fails early."""
 
-import dataclasses
-
 import numpy as np
 import pytest
 import torch
-
 from swarm_envs.baselines.lm import train as T
 from swarm_envs.baselines.lm.engines import TransformersEngine
 from swarm_envs.baselines.lm.learner import Learner, PPOSettings
@@ -13,6 +10,7 @@ from swarm_envs.baselines.lm.models import ActorCritic
 from swarm_envs.baselines.lm.policy import load_causal_lm, load_tokenizer
 from swarm_envs.baselines.lm.rollout import EpisodeRecord, Turn
 from swarm_envs.baselines.lm.tiny import build_tiny_model
+
 from swarm_envs.error import ConfigError
 
 
