@@ -139,8 +139,9 @@ def test_cli_help_lists_the_options(capsys):
 
 
 def test_cli_reports_a_bad_model_path(tmp_path, capsys):
-    assert T.main(["--model", str(tmp_path / "nope")]) == 2
+    assert T.main(["--policy", "lm", "--model", str(tmp_path / "nope")]) == 2
     assert "model=" in capsys.readouterr().err
+    assert T.main(["--policy", "mlp"]) == 2
 
 
 # ---------------------------------------------------------------------------- learning
@@ -180,3 +181,69 @@ def test_reward_on_emitted_text_rises(tiny):
     before, after = np.mean(history[:15]), np.mean(history[-15:])
     # Margin reached on every seed tried (0, 1, 2): from about 0.5 to above 0.85.
     assert after > before + 0.2, (before, after)
+
+
+def test_gradient_accumulation_equals_one_big_batch(tiny):
+    torch.manual_seed(0)
+    tok = load_tokenizer(tiny)
+    grads = []
+    for micro in (1, 3, 16):
+        actor = ActorCritic(load_causal_lm(tiny))
+        opt = torch.optim.SGD(actor.trainable_parameters(), lr=0.0)
+        learner = Learner(
+            {"agent": actor},
+            opt,
+            tok.pad_token_id,
+            PPOSettings(micro_batch_turns=micro, ent_coef=0.1),
+        )
+        rng = np.random.default_rng(0)
+        records = []
+        for k in range(5):
+            n = int(rng.integers(2, 7))
+            t = Turn(
+                f"agent_{k}",
+                "agent",
+                rng.integers(10, 300, 6).tolist(),
+                rng.integers(10, 300, n).tolist(),
+                [0.0] * n,
+                0,
+                0.0,
+                True,
+                reward=float(k),
+            )
+            records.append(
+                EpisodeRecord(
+                    0,
+                    {t.agent: [t]},
+                    t.reward,
+                    0.0,
+                    "terminated",
+                    "all_done",
+                    0,
+                    0,
+                    {t.agent: "agent"},
+                )
+            )
+        for rec in records:  # behaviour = the current policy, so no token is clipped
+            (t,) = rec.all_turns()
+            t.behaviour_logprobs = actor(learner._batch([t], torch.device("cpu"))).logprobs.tolist()
+        learner.update(learner.advantages(records))
+        grads.append(torch.cat([p.grad.reshape(-1) for p in actor.trainable_parameters()]))
+    assert grads[0].abs().sum() > 0
+    assert torch.allclose(grads[0], grads[1], atol=1e-6) and torch.allclose(
+        grads[0], grads[2], atol=1e-6
+    )
+
+
+@pytest.mark.slow
+def test_bf16_autocast_and_gradient_checkpointing_run_on_cpu(tiny, tmp_path):
+    out = T.train(
+        small_args(
+            tiny, tmp_path, num_updates=1, bf16=True, gradient_checkpointing=True, value="model"
+        ),
+        log=lambda *_: None,
+    )
+    m = out["metrics"]
+    assert np.isfinite(m["losses/policy_loss"]) and np.isfinite(m["losses/value_loss"])
+    actor = out["setup"].actors["agent"]
+    assert actor.policy.is_gradient_checkpointing and actor.value_kind == "model"

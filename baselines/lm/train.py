@@ -597,6 +597,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from swarm_envs.error import Error
 
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # `swarm-envs train --policy lm ...` hands its options over with the selector in them.
+    if "--policy" in argv:
+        k = argv.index("--policy")
+        if argv[k + 1 : k + 2] != ["lm"]:
+            print("swarm-envs train: this trainer is --policy lm", file=sys.stderr)
+            return 2
+        del argv[k : k + 2]
     args = tyro.cli(Args, args=argv, description=__doc__)
     try:
         summary = train(args)

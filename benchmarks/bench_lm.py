@@ -1,0 +1,170 @@
+"""LM trainer benchmark: generation and update throughput, and shared vs isolated roles.
+
+    python benchmarks/bench_lm.py                      # throughput table (tiny model, CPU)
+    python benchmarks/bench_lm.py --roles --plot roles.png   # + shared vs isolated run, plot
+
+Throughput compares what the trainer does against the obvious alternative, in the same
+run: every ready agent's turn generated in one batched call vs one call per agent, and
+the update with micro-batches of 8 turns vs one turn per forward. A tiny random model
+(built from a config, see `swarm_envs.baselines.lm.tiny`) is used unless --model is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from swarm_envs.baselines.lm.engines import TransformersEngine
+from swarm_envs.baselines.lm.learner import Learner, PPOSettings
+from swarm_envs.baselines.lm.models import ActorCritic
+from swarm_envs.baselines.lm.policy import (
+    DEFAULT_SYSTEM_PROMPT,
+    Conversation,
+    load_causal_lm,
+    load_tokenizer,
+)
+from swarm_envs.baselines.lm.rollout import EpisodeRecord, Turn
+from swarm_envs.baselines.lm.tiny import build_tiny_model
+
+import swarm_envs
+
+
+def prompts_of(tok, agents: int, seed: int) -> list[list[int]]:
+    env = swarm_envs.parallel_env("calc", num_agents=agents)
+    obs, _ = env.reset(seed=seed)
+    env.close()
+    out = []
+    for a in env.possible_agents:
+        conv = Conversation(DEFAULT_SYSTEM_PROMPT)
+        conv.observe(obs[a])
+        out.append(conv.prompt_ids(tok, swarm_envs.tool_schemas()))
+    return out
+
+
+def best(fn, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def throughput(model_path: Path, agents: int, new_tokens: int, repeats: int, seed: int) -> None:
+    torch.manual_seed(seed)
+    tok = load_tokenizer(model_path)
+    model = load_causal_lm(model_path)
+    engine = TransformersEngine(
+        model,
+        eos_token_id=tok.eos_token_id,
+        pad_token_id=tok.pad_token_id,
+        max_new_tokens=new_tokens,
+    )
+    engine.config.eos_token_id = None  # generate exactly new_tokens tokens: equal work in both
+    prompts = prompts_of(tok, agents, seed)
+    n_tok = agents * new_tokens
+    batched = best(lambda: engine.generate(prompts), repeats)
+    one_by_one = best(lambda: [engine.generate([p]) for p in prompts], repeats)
+    actor = ActorCritic(model)
+    opt = torch.optim.AdamW(actor.trainable_parameters(), lr=0.0)
+    gens = engine.generate(prompts)
+    records = []
+    for k, (p, g) in enumerate(zip(prompts, gens, strict=True)):
+        t = Turn(f"agent_{k}", "agent", p, g.token_ids, g.logprobs, 0, 0.0, False, reward=1.0)
+        records.append(
+            EpisodeRecord(
+                seed, {t.agent: [t]}, 1.0, 0.0, "terminated", "all_done", 0, 0, {t.agent: "agent"}
+            )
+        )
+    rows = [
+        (
+            "generation",
+            "batched (all ready agents)",
+            n_tok / batched,
+            "one call per agent",
+            n_tok / one_by_one,
+        )
+    ]
+    upd = {}
+    for micro in (8, 1):
+        learner = Learner(
+            {"agent": actor}, opt, tok.pad_token_id, PPOSettings(micro_batch_turns=micro)
+        )
+        turns = learner.advantages(records)
+        upd[micro] = best(lambda learner=learner, turns=turns: learner.update(turns), repeats)
+    rows.append(
+        (
+            "update",
+            "micro-batches of 8 turns",
+            n_tok / upd[8],
+            "one turn per forward",
+            n_tok / upd[1],
+        )
+    )
+    print(
+        f"\n{agents} agents, {new_tokens} new tokens each, prompts of {np.mean([len(p) for p in prompts]):.0f} tokens, best of {repeats}"
+    )
+    print(
+        f"{'phase':<11} {'trainer':<28} {'tok/s':>9} {'alternative':<22} {'tok/s':>9} {'ratio':>6}"
+    )
+    for phase, a, x, b, y in rows:
+        print(f"{phase:<11} {a:<28} {x:>9.1f} {b:<22} {y:>9.1f} {x / y:>6.2f}")
+
+
+def roles_run(model_path: Path, updates: int, seed: int, plot: Path | None, runs_dir: Path) -> None:
+    from swarm_envs.baselines.lm.plot import plot_role_diagnostics
+    from swarm_envs.baselines.lm.train import Args, train
+
+    runs = {}
+    for policies in ("shared", "isolated"):
+        args = Args(
+            model=str(model_path), task="calc", num_agents=3,
+            roles={"implementer": 2, "reviewer": 1}, policies=policies, num_updates=updates,
+            episodes_per_update=2, num_envs=2, time_cap=10.0, max_new_tokens=8,
+            max_prompt_tokens=1024, learning_rate=3e-3, ent_coef=0.01, seed=seed,
+            runs_dir=str(runs_dir), exp_name=f"roles-{policies}",
+            env_kwargs={"time": {"output_token_s": 0.5}},
+        )  # fmt: skip
+        t0 = time.perf_counter()
+        out = train(args, log=lambda *_: None)
+        runs[policies] = out["run_dir"]
+        m = out["metrics"]
+        diag = {
+            k.split("/", 1)[1]: v for k, v in m.items() if k.startswith(("roles/", "isolated/"))
+        }
+        took = time.perf_counter() - t0
+        print(f"{policies:<9} {updates} updates in {took:.0f}s; last update:")
+        for k, v in sorted(diag.items()):
+            print(f"    {k:<32} {v:8.4f}")
+    if plot is not None:
+        print("plot:", plot_role_diagnostics(runs, plot))
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--model", type=Path, help="a local causal LM (default: a tiny one built here)")
+    p.add_argument("--agents", type=int, default=8, help="ready agents per generation call")
+    p.add_argument("--new-tokens", type=int, default=16, help="tokens generated per agent")
+    p.add_argument("--repeats", type=int, default=3, help="runs per cell (the best counts)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--roles", action="store_true", help="also train shared vs isolated on a roles config"
+    )
+    p.add_argument("--updates", type=int, default=8, help="updates per roles run")
+    p.add_argument("--plot", type=Path, help="PNG of the roles runs' diagnostics")
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        model = args.model or build_tiny_model(Path(tmp) / "tiny", seed=args.seed)
+        throughput(model, args.agents, args.new_tokens, args.repeats, args.seed)
+        if args.roles:
+            roles_run(model, args.updates, args.seed, args.plot, Path(tmp) / "runs")
+
+
+if __name__ == "__main__":
+    main()
