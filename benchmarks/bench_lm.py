@@ -105,9 +105,8 @@ def throughput(model_path: Path, agents: int, new_tokens: int, repeats: int, see
             n_tok / upd[1],
         )
     )
-    print(
-        f"\n{agents} agents, {new_tokens} new tokens each, prompts of {np.mean([len(p) for p in prompts]):.0f} tokens, best of {repeats}"
-    )
+    mean_prompt = np.mean([len(p) for p in prompts])
+    print(f"\n{agents} agents x {new_tokens} new tokens, prompts of {mean_prompt:.0f} tokens")
     print(
         f"{'phase':<11} {'trainer':<28} {'tok/s':>9} {'alternative':<22} {'tok/s':>9} {'ratio':>6}"
     )
