@@ -190,6 +190,7 @@ def test_head_logits_match_the_models_own(tiny, tok):
     assert torch.allclose(fast, slow, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_swarm_turns_carry_real_token_usage(tiny, tok, tmp_path):
     """A model that emits a valid call: the env runs it and counts the real tokens."""
     torch.manual_seed(0)

@@ -199,6 +199,7 @@ def test_collapse_detector_needs_entropy_and_return_falling_together():
         CollapseDetector(window=2)
 
 
+@pytest.mark.slow
 def test_collapse_flag_is_logged_for_isolated_roles(tiny):
     learner = isolated_learner(tiny)
     spec = [("agent_0", "implementer", 5, 0.0), ("agent_1", "reviewer", 5, 0.0)]
