@@ -1,7 +1,7 @@
 """LM trainer benchmark: generation and update throughput, and shared vs isolated roles.
 
     python benchmarks/bench_lm.py                      # throughput table (tiny model, CPU)
-    python benchmarks/bench_lm.py --roles --plot roles.png   # + shared vs isolated run, plot
+    python benchmarks/bench_lm.py --roles --plot roles.png   # + shared vs isolated, plot
 
 Throughput compares what the trainer does against the obvious alternative, in the same
 run: every ready agent's turn generated in one batched call vs one call per agent, and
@@ -115,30 +115,52 @@ def throughput(model_path: Path, agents: int, new_tokens: int, repeats: int, see
 
 
 def roles_run(model_path: Path, updates: int, seed: int, plot: Path | None, runs_dir: Path) -> None:
-    from swarm_envs.baselines.lm.plot import plot_role_diagnostics
-    from swarm_envs.baselines.lm.train import Args, train
+    """Shared vs isolated policies on the toy role task (3 implementers, 1 reviewer)."""
+    import copy
 
+    from swarm_envs.baselines.lm.learner import trainable_parameters
+    from swarm_envs.baselines.lm.plot import plot_role_diagnostics
+    from swarm_envs.baselines.lm.toy import train_toy
+
+    roles = {"implementer": 3, "reviewer": 1}
+    tok = load_tokenizer(model_path)
     runs = {}
+    print(f"\ntoy role task, {roles}, {updates} updates, seed {seed}")
+    print(f"{'policies':<9} {'role':<12} {'reward first->last':>20} {'token share':>12} "
+          f"{'grad share':>11} {'KL init':>8} {'grad cos':>9}")  # fmt: skip
     for policies in ("shared", "isolated"):
-        args = Args(
-            model=str(model_path), task="calc", num_agents=3,
-            roles={"implementer": 2, "reviewer": 1}, policies=policies, num_updates=updates,
-            episodes_per_update=2, num_envs=2, time_cap=10.0, max_new_tokens=8,
-            max_prompt_tokens=1024, learning_rate=3e-3, ent_coef=0.01, seed=seed,
-            runs_dir=str(runs_dir), exp_name=f"roles-{policies}",
-            env_kwargs={"time": {"output_token_s": 0.5}},
-        )  # fmt: skip
-        t0 = time.perf_counter()
-        out = train(args, log=lambda *_: None)
-        runs[policies] = out["run_dir"]
-        m = out["metrics"]
-        diag = {
-            k.split("/", 1)[1]: v for k, v in m.items() if k.startswith(("roles/", "isolated/"))
-        }
-        took = time.perf_counter() - t0
-        print(f"{policies:<9} {updates} updates in {took:.0f}s; last update:")
-        for k, v in sorted(diag.items()):
-            print(f"    {k:<32} {v:8.4f}")
+        torch.manual_seed(seed)
+        if policies == "shared":
+            actor = ActorCritic(load_causal_lm(model_path))
+            actors = dict.fromkeys(roles, actor)
+        else:
+            actors = {r: ActorCritic(load_causal_lm(model_path)) for r in roles}
+        refs = {r: copy.deepcopy(a.policy) for r, a in actors.items()}
+        engines = {
+            r: TransformersEngine(a.policy, eos_token_id=tok.eos_token_id,
+                                  pad_token_id=tok.pad_token_id, max_new_tokens=6)
+            for r, a in actors.items()
+        }  # fmt: skip
+        opt = torch.optim.AdamW(trainable_parameters(actors), lr=3e-3)
+        learner = Learner(actors, opt, tok.pad_token_id, PPOSettings(micro_batch_turns=16), refs,
+                          seed=seed)  # fmt: skip
+        path = runs_dir / policies / "metrics.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        rows = train_toy(learner, engines, tok, roles, updates=updates, metrics_path=path)
+        runs[policies] = path
+        first, last = rows[:5], rows[-5:]
+        for role in roles:
+
+            def avg(rs, key, role=role):
+                vals = [r[key.format(role)] for r in rs if key.format(role) in r]
+                return float(np.mean(vals)) if vals else float("nan")
+
+            print(f"{policies:<9} {role:<12} "
+                  f"{avg(first, 'roles/{}/reward'):>9.3f} -> {avg(last, 'roles/{}/reward'):<7.3f} "
+                  f"{avg(last, 'roles/{}/token_share'):>12.3f} "
+                  f"{avg(last, 'roles/{}/grad_norm_share'):>11.3f} "
+                  f"{avg(last, 'roles/{}/kl_init'):>8.3f} "
+                  f"{avg(last, 'isolated/{}/grad_cosine'):>9.3f}")  # fmt: skip
     if plot is not None:
         print("plot:", plot_role_diagnostics(runs, plot))
 
@@ -153,9 +175,9 @@ def main() -> None:
     p.add_argument("--repeats", type=int, default=3, help="runs per cell (the best counts)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
-        "--roles", action="store_true", help="also train shared vs isolated on a roles config"
+        "--roles", action="store_true", help="also shared vs isolated on the toy role task"
     )
-    p.add_argument("--updates", type=int, default=8, help="updates per roles run")
+    p.add_argument("--updates", type=int, default=60, help="updates per roles run")
     p.add_argument("--plot", type=Path, help="PNG of the roles runs' diagnostics")
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

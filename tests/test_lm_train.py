@@ -10,6 +10,7 @@ from swarm_envs.baselines.lm.models import ActorCritic
 from swarm_envs.baselines.lm.policy import load_causal_lm, load_tokenizer
 from swarm_envs.baselines.lm.rollout import EpisodeRecord, Turn
 from swarm_envs.baselines.lm.tiny import build_tiny_model
+from swarm_envs.baselines.lm.toy import train_toy
 
 from swarm_envs.error import ConfigError
 
@@ -147,14 +148,9 @@ def test_cli_reports_a_bad_model_path(tmp_path, capsys):
 # ---------------------------------------------------------------------------- learning
 
 
-def _letters(text: str) -> float:
-    """The toy reward: the share of the reply's characters that are lowercase letters."""
-    return sum(c.islower() for c in text) / max(len(text), 1)
-
-
 @pytest.mark.slow
 def test_reward_on_emitted_text_rises(tiny):
-    """A toy text task: the reward depends only on the text, and PPO/SAO raises it."""
+    """The toy text task: the reward depends only on the text, and PPO/SAO raises it."""
     torch.manual_seed(0)
     tok = load_tokenizer(tiny)
     actor = ActorCritic(load_causal_lm(tiny))
@@ -162,25 +158,14 @@ def test_reward_on_emitted_text_rises(tiny):
         actor.policy, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
         max_new_tokens=6,
     )  # fmt: skip
-    opt = torch.optim.AdamW([p for p in actor.parameters() if p.requires_grad], lr=3e-3)
+    opt = torch.optim.AdamW(actor.trainable_parameters(), lr=3e-3)
     learner = Learner({"agent": actor}, opt, tok.pad_token_id, PPOSettings(micro_batch_turns=16))
-    prompt = tok("<|im_start|>user\nwrite<|im_end|>\n<|im_start|>assistant\n")["input_ids"]
-    history = []
-    for update in range(150):
-        gens = engine.generate([prompt] * 16)
-        records = []
-        for k, g in enumerate(gens):
-            text = tok.decode(g.token_ids, skip_special_tokens=True)
-            turn = Turn(f"agent_{k}", "agent", prompt, g.token_ids, g.logprobs, update, 0.0, True,
-                        reward=_letters(text), text=text)  # fmt: skip
-            records.append(EpisodeRecord(update, {turn.agent: [turn]}, turn.reward, 0.0,
-                                         "terminated", "all_done", 0, 0, {turn.agent: "agent"}))  # fmt: skip
-        history.append(np.mean([r.episode_return for r in records]))
-        stats = learner.update(learner.advantages(records))
-        assert all(np.isfinite(v) for v in stats.values())
+    rows = train_toy(learner, {"agent": engine}, tok, None, updates=150, samples_per_agent=16)
+    history = [r["charts/episodic_return"] for r in rows]
+    assert all(np.isfinite(r["losses/policy_loss"]) for r in rows)
     before, after = np.mean(history[:15]), np.mean(history[-15:])
-    # Margin reached on every seed tried (0, 1, 2): from about 0.5 to above 0.85.
-    assert after > before + 0.2, (before, after)
+    # Seeds 0, 1 and 2 all go from 0.6-0.75 to above 0.95 within 150 updates.
+    assert after > before + 0.15 and after > 0.9, (before, after)
 
 
 def test_gradient_accumulation_equals_one_big_batch(tiny):
