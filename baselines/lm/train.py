@@ -477,15 +477,13 @@ def load_checkpoint(setup: Setup, path: str | Path) -> None:
         torch.cuda.set_rng_state_all(rng["cuda"])
     setup.update, setup.episodes = state["update"], state["episodes"]
     setup.global_step = state["global_step"]
-    for engine in setup.engines.values():
-        engine.sync_weights(_policy_of(setup, engine))
+    sync_engines(setup)
 
 
-def _policy_of(setup: Setup, engine):
-    for a in setup.actors.values():
-        if getattr(engine, "model", None) is a.policy:
-            return a.policy
-    return next(iter(setup.actors.values())).policy
+def sync_engines(setup: Setup) -> None:
+    """Give every generation engine its role's current weights (no-op when shared)."""
+    for role, engine in setup.engines.items():
+        engine.sync_weights(setup.actors[role].policy)
 
 
 # ---------------------------------------------------------------------------- the loop
@@ -537,8 +535,7 @@ def train(args: Args, *, log: Any = print) -> dict[str, Any]:
             if async_rollouts is not None:
                 async_rollouts.publish(setup.update)
             else:
-                for role, engine in setup.engines.items():
-                    engine.sync_weights(setup.actors[role].policy)
+                sync_engines(setup)
             n_tokens = sum(len(t.reply_ids) for t in turns)
             last = {
                 **episode_metrics(records, cap),
