@@ -174,6 +174,8 @@ def main() -> None:
     p.add_argument("--new-tokens", type=int, default=16, help="tokens generated per agent")
     p.add_argument("--repeats", type=int, default=3, help="runs per cell (the best counts)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--device", default="cpu", help="cpu or cuda[:N] (throughput part)")
+    p.add_argument("--bf16", action="store_true", help="bf16 autocast (throughput part)")
     p.add_argument(
         "--roles", action="store_true", help="also shared vs isolated on the toy role task"
     )
@@ -182,7 +184,8 @@ def main() -> None:
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         model = args.model or build_tiny_model(Path(tmp) / "tiny", seed=args.seed)
-        throughput(model, args.agents, args.new_tokens, args.repeats, args.seed)
+        throughput(model, args.agents, args.new_tokens, args.repeats, args.seed, args.device,
+                   args.bf16)  # fmt: skip
         if args.roles:
             roles_run(model, args.updates, args.seed, args.plot, Path(tmp) / "runs")
 
