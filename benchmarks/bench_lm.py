@@ -54,16 +54,17 @@ def best(fn, repeats: int) -> float:
     return min(times)
 
 
-def throughput(model_path: Path, agents: int, new_tokens: int, repeats: int, seed: int) -> None:
+def throughput(
+    model_path: Path, agents: int, new_tokens: int, repeats: int, seed: int, device: str, bf16: bool
+) -> None:
     torch.manual_seed(seed)
     tok = load_tokenizer(model_path)
-    model = load_causal_lm(model_path)
+    model = load_causal_lm(model_path, device=device)
+    dtype = torch.bfloat16 if bf16 else None
     engine = TransformersEngine(
-        model,
-        eos_token_id=tok.eos_token_id,
-        pad_token_id=tok.pad_token_id,
-        max_new_tokens=new_tokens,
-    )
+        model, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
+        max_new_tokens=new_tokens, autocast_dtype=dtype,
+    )  # fmt: skip
     engine.config.eos_token_id = None  # generate exactly new_tokens tokens: equal work in both
     prompts = prompts_of(tok, agents, seed)
     n_tok = agents * new_tokens
@@ -92,7 +93,10 @@ def throughput(model_path: Path, agents: int, new_tokens: int, repeats: int, see
     upd = {}
     for micro in (8, 1):
         learner = Learner(
-            {"agent": actor}, opt, tok.pad_token_id, PPOSettings(micro_batch_turns=micro)
+            {"agent": actor},
+            opt,
+            tok.pad_token_id,
+            PPOSettings(micro_batch_turns=micro, autocast_dtype=dtype),
         )
         turns = learner.advantages(records)
         upd[micro] = best(lambda learner=learner, turns=turns: learner.update(turns), repeats)
