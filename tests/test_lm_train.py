@@ -164,9 +164,9 @@ def test_reward_on_emitted_text_rises(tiny):
     history = [r["charts/episodic_return"] for r in rows]
     assert all(np.isfinite(r["losses/policy_loss"]) for r in rows)
     before, after = np.mean(history[:15]), np.mean(history[-15:])
-    # Measured: seed 0 goes from 0.73 to 0.89 in 150 updates (benchmarks/bench_lm.py's toy
-    # task); the margin asked here is well inside that.
-    assert after > before + 0.08, (before, after)
+    # Measured over 150 updates: seed 0 0.73 -> 0.89, seed 1 0.72 -> 1.00, seed 2 0.71 -> 1.00;
+    # the margin asked here is below the smallest of those gains (0.16).
+    assert after > before + 0.12, (before, after)
 
 
 def test_gradient_accumulation_equals_one_big_batch(tiny):
