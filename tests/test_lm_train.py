@@ -233,3 +233,21 @@ def test_bf16_autocast_and_gradient_checkpointing_run_on_cpu(tiny, tmp_path):
     assert np.isfinite(m["losses/policy_loss"]) and np.isfinite(m["losses/value_loss"])
     actor = out["setup"].actors["agent"]
     assert actor.policy.is_gradient_checkpointing and actor.value_kind == "model"
+
+
+def test_a_nan_loss_stops_with_a_clear_error(tiny):
+    from swarm_envs.baselines.lm.learner import TrainingDiverged
+
+    tok = load_tokenizer(tiny)
+    actor = ActorCritic(load_causal_lm(tiny))
+    before = {k: v.clone() for k, v in actor.state_dict().items()}
+    opt = torch.optim.AdamW(actor.trainable_parameters(), lr=1e-3)
+    learner = Learner({"agent": actor}, opt, tok.pad_token_id, PPOSettings())
+    t = Turn("agent_0", "agent", [5, 6, 7], [8, 9], [-8.0, -8.0], 0, 0.0, True, reward=float("nan"))
+    rec = EpisodeRecord(
+        0, {"agent_0": [t]}, 0.0, 0.0, "terminated", "all_done", 0, 0, {"agent_0": "agent"}
+    )
+    with pytest.raises(TrainingDiverged, match="non-finite loss"):
+        learner.update(learner.advantages([rec]))
+    after = actor.state_dict()
+    assert all(torch.equal(before[k], after[k]) for k in before)  # no step was taken
