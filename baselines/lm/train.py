@@ -1,0 +1,620 @@
+"""Train a language-model swarm with token-level PPO and SAO options.
+
+    python -m swarm_envs.baselines.lm.train --model PATH --task calc --num-agents 2
+
+Reads top to bottom like CleanRL's `ppo.py`: the arguments, their checks, seeding, the
+policies (shared, or isolated per role, optionally LoRA), the rollouts (synchronous,
+or asynchronous with bounded staleness), advantages, the update, diagnostics, logging
+and checkpoints. Every option is a field of `Args`; `--help` lists them.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from swarm_envs.config import TOOL_NAMES
+from swarm_envs.error import ConfigError
+
+
+@dataclass
+class Args:
+    """Token-level PPO for a swarm of language-model agents."""
+
+    model: str = ""
+    """local folder of a causal LM (config.json, weights, tokenizer with a chat template)"""
+    task: str = "calc"
+    """task name or id (see `swarm-envs list`)"""
+    num_agents: int = 2
+    """agents per environment"""
+    roles: dict[str, int] = field(default_factory=dict)
+    """agents per role, e.g. implementer 3 reviewer 1 (empty: every agent is 'agent')"""
+    role_prompts: dict[str, str] = field(default_factory=dict)
+    """system prompt per role (default: a generic engineer prompt naming the role)"""
+    role_tools: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """tool whitelist per role (e.g. reviewer: no write_file); needs an env with roles"""
+    policies: Literal["shared", "isolated"] = "shared"
+    """one policy for every agent, or one per role sharing nothing"""
+    lora: bool = False
+    """train LoRA adapters instead of every weight (isolated: one adapter per role, one base)"""
+    lora_rank: int = 8
+    """LoRA rank"""
+    value: Literal["head", "model"] = "head"
+    """value estimate: a head on the policy, or a separate value model"""
+    value_model: str | None = None
+    """local folder of the value model's backbone (default: the policy's)"""
+    num_updates: int = 10
+    """updates to run"""
+    episodes_per_update: int = 2
+    """episodes (rollouts) consumed per update; one rollout per prompt, no groups"""
+    num_envs: int = 2
+    """environments stepped side by side (their ready agents are generated in one batch)"""
+    async_rollouts: bool = False
+    """rollout workers keep sampling with a slightly stale policy while the learner updates"""
+    rollout_workers: int = 1
+    """worker threads in asynchronous mode"""
+    max_staleness: int = 1
+    """most updates between the sampling and the learning policy (paces the workers)"""
+    time_cap: float = 120.0
+    """virtual seconds per episode at the start of the curriculum"""
+    time_cap_end: float | None = None
+    """final time cap (grows linearly over training; None: constant)"""
+    max_new_tokens: int = 64
+    """longest reply per turn"""
+    max_prompt_tokens: int = 2048
+    """context budget of a prompt (oldest exchanges dropped first)"""
+    temperature: float = 1.0
+    """sampling temperature"""
+    engine: Literal["transformers", "vllm"] = "transformers"
+    """generation engine (vllm: needs the package and a GPU)"""
+    learning_rate: float = 1e-5
+    """learning rate (AdamW)"""
+    anneal_lr: bool = False
+    """linear learning-rate decay to 0"""
+    update_epochs: int = 1
+    """passes over each batch"""
+    num_minibatches: int = 1
+    """optimizer steps per epoch"""
+    micro_batch_turns: int = 8
+    """turns per forward pass (gradient accumulation within a minibatch)"""
+    max_grad_norm: float = 1.0
+    """gradient clipping"""
+    gamma: float = 1.0
+    """discount per generated token (1: none; discounting punishes long replies)"""
+    gae_lambda: float = 1.0
+    """GAE lambda"""
+    clip_mode: Literal["two_sided", "ppo"] = "two_sided"
+    """SAO's strict two-sided token clipping, or PPO's one-sided clip"""
+    eps_low: float = 0.2
+    """the ratio's lower bound is 1 - eps_low"""
+    eps_high: float = 0.2
+    """the ratio's upper bound is 1 + eps_high"""
+    vf_coef: float = 0.5
+    """value-loss coefficient"""
+    ent_coef: float = 0.0
+    """entropy bonus"""
+    norm_adv: bool = False
+    """normalise advantages per micro-batch"""
+    role_balanced: bool = False
+    """remedy for a dominant role in a shared policy: every role weighs the same in the loss"""
+    same_role_scaling: Literal["none", "agreement"] = "none"
+    """remedy for echo chambers (isolated): scale a role's step by its agents' agreement"""
+    diag_turns: int = 32
+    """turns the diagnostics look at per update"""
+    kl_reference: bool = True
+    """keep a frozen copy of the initial policy for the KL diagnostic (LoRA: the base)"""
+    device: str = "auto"
+    """cpu, cuda, cuda:1, ... (auto: cuda if available)"""
+    bf16: bool = False
+    """bf16 autocast for forward passes and generation"""
+    gradient_checkpointing: bool = False
+    """recompute activations in the backward pass (less memory)"""
+    seed: int = 0
+    """seed of everything"""
+    threads: int | None = None
+    """torch CPU threads (None: torch's default)"""
+    exp_name: str = "lm"
+    """experiment name, part of the run name"""
+    runs_dir: str = "runs"
+    """where runs (TensorBoard, metrics, checkpoints) go"""
+    checkpoint_every: int = 1
+    """updates between checkpoints (0: only at the end)"""
+    resume: str | None = None
+    """a checkpoint.pt to resume from"""
+    tensorboard: bool = True
+    """write TensorBoard logs"""
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    """extra EnvConfig fields (Python API only)"""
+
+
+# ---------------------------------------------------------------------------- checks
+
+
+def check(args: Args) -> Args:
+    """Fail at start, naming the field, on anything that would fail later."""
+    from swarm_envs.baselines.lm.policy import check_model_path
+
+    from swarm_envs.task import get_task
+
+    if not args.model:
+        raise ConfigError("model: required; give the local folder of a causal LM (--model PATH)")
+    check_model_path(args.model, "model")
+    if args.value_model is not None:
+        check_model_path(args.value_model, "value_model")
+    get_task(args.task)  # UnknownTask names the task and the close matches
+    for name in ("num_agents", "num_updates", "episodes_per_update", "num_envs",
+                 "rollout_workers", "max_new_tokens", "max_prompt_tokens", "update_epochs",
+                 "num_minibatches", "micro_batch_turns", "diag_turns"):  # fmt: skip
+        if getattr(args, name) < 1:
+            raise ConfigError(f"{name}={getattr(args, name)!r}: expected >= 1")
+    if args.roles:
+        bad = {r: n for r, n in args.roles.items() if not isinstance(n, int) or n < 1}
+        if bad:
+            raise ConfigError(f"roles={args.roles!r}: every role needs >= 1 agent, got {bad}")
+        if sum(args.roles.values()) != args.num_agents:
+            raise ConfigError(
+                f"roles={args.roles!r}: they count {sum(args.roles.values())} agents but "
+                f"num_agents={args.num_agents}; make them agree"
+            )
+    known = set(args.roles) if args.roles else {"agent"}
+    for fname in ("role_prompts", "role_tools"):
+        unknown = sorted(set(getattr(args, fname)) - known)
+        if unknown:
+            raise ConfigError(
+                f"{fname}: unknown role {unknown[0]!r}; roles are {sorted(known)} (set them "
+                "with --roles)"
+            )
+    for role, tools in args.role_tools.items():
+        bad_tools = sorted(set(tools) - set(TOOL_NAMES))
+        if bad_tools:
+            raise ConfigError(
+                f"role_tools.{role}: unknown tool {bad_tools[0]!r}; tools are {list(TOOL_NAMES)}"
+            )
+    if args.role_tools and not _env_has_roles():
+        raise ConfigError(
+            "role_tools: this version of the environment has no roles to enforce a whitelist"
+        )
+    if args.episodes_per_update % args.num_envs:
+        raise ConfigError(
+            f"episodes_per_update={args.episodes_per_update}: must be a multiple of "
+            f"num_envs={args.num_envs} (environments run side by side)"
+        )
+    if args.async_rollouts and args.episodes_per_update % args.rollout_workers:
+        raise ConfigError(
+            f"episodes_per_update={args.episodes_per_update}: must be a multiple of "
+            f"rollout_workers={args.rollout_workers} in asynchronous mode"
+        )
+    if args.max_staleness < 0:
+        raise ConfigError(f"max_staleness={args.max_staleness}: expected >= 0")
+    if not args.temperature > 0:
+        raise ConfigError(f"temperature={args.temperature!r}: expected > 0 (sampling)")
+    if args.policies == "isolated" and args.lora and args.value == "model":
+        raise ConfigError(
+            "value='model' with isolated LoRA policies: per-role adapters share one base; "
+            "use value='head' (one head per role) or full fine-tuning"
+        )
+    if args.engine == "vllm":
+        from swarm_envs.baselines.lm.engines import vllm_available
+
+        if not vllm_available():
+            raise ConfigError("engine='vllm': needs `pip install vllm` and a CUDA GPU")
+        if args.async_rollouts or args.policies == "isolated":
+            raise ConfigError(
+                "engine='vllm': supported for a shared policy with synchronous rollouts"
+            )
+    return args
+
+
+def _env_has_roles() -> bool:
+    from swarm_envs.config import EnvConfig
+
+    return "roles" in EnvConfig.model_fields
+
+
+def system_prompt(role: str, args: Args) -> str:
+    """The system prompt of a role: `role_prompts[role]`, or the default naming the role."""
+    from swarm_envs.baselines.lm.policy import DEFAULT_SYSTEM_PROMPT
+
+    if role in args.role_prompts:
+        return args.role_prompts[role]
+    return DEFAULT_SYSTEM_PROMPT + ("" if role == "agent" else f" Your role: {role}.")
+
+
+def run_name(args: Args) -> str:
+    """`{env_id}__{exp_name}__{seed}__{time}`, CleanRL's convention."""
+    return f"swarm_{args.task}__{args.exp_name}__{args.seed}__{int(time.time())}"
+
+
+# ---------------------------------------------------------------------------- setup
+
+
+@dataclass
+class Setup:
+    """Everything a run holds: models, optimizer, engines, envs, schedules."""
+
+    args: Args
+    device: Any
+    tokenizer: Any
+    actors: dict  # role -> ActorCritic (one object for every role when shared)
+    references: dict
+    learner: Any
+    scheduler: Any
+    time_cap: Any
+    envs: list
+    engines: dict
+    collector: Any
+    update: int = 0
+    episodes: int = 0
+    global_step: int = 0  # agent decisions (turns) so far
+
+
+def pick_device(name: str):
+    """The torch device for `name` ("auto": CUDA when present), or `ConfigError`."""
+    import torch
+
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        device = torch.device(name)
+    except RuntimeError:
+        raise ConfigError(f"device={name!r}: expected cpu, cuda or cuda:N") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ConfigError(f"device={name!r}: no CUDA GPU here; use device='cpu'")
+    return device
+
+
+def build_actors(args: Args, device, roles: Sequence[str]):
+    """Role -> ActorCritic, and role -> KL reference, for the chosen sharing scheme."""
+    import torch
+    from swarm_envs.baselines.lm.models import ActorCritic
+    from swarm_envs.baselines.lm.policy import load_causal_lm
+
+    def value_backbone():
+        if args.value != "model":
+            return None
+        from transformers import AutoModel
+
+        path = args.value_model or args.model
+        return AutoModel.from_pretrained(path, local_files_only=True, dtype=torch.float32).to(
+            device
+        )
+
+    def lora(model, names: Sequence[str]):
+        from peft import LoraConfig, get_peft_model
+
+        cfg = LoraConfig(
+            r=args.lora_rank, lora_alpha=2 * args.lora_rank, target_modules="all-linear",
+            lora_dropout=0.0, task_type="CAUSAL_LM",
+        )  # fmt: skip
+        peft_model = get_peft_model(model, cfg, adapter_name=names[0])
+        for n in names[1:]:
+            peft_model.add_adapter(n, cfg)
+        return peft_model
+
+    def frozen(model):
+        ref = copy.deepcopy(model).eval()
+        for p in ref.parameters():
+            p.requires_grad_(False)
+        return ref
+
+    def prepare(model):
+        if args.gradient_checkpointing:
+            model.gradient_checkpointing_enable()
+            model.config.use_cache = False
+        return model
+
+    actors, refs = {}, {}
+    if args.policies == "shared":
+        base = prepare(load_causal_lm(args.model, device=device))
+        ref = frozen(base) if args.kl_reference and not args.lora else None
+        policy = lora(base, ["default"]) if args.lora else base
+        actor = ActorCritic(policy, value_backbone(), "default" if args.lora else None)
+        for r in roles:
+            actors[r] = actor
+            if args.lora or ref is not None:
+                refs[r] = ref  # None: the LoRA base, adapters off
+    elif args.lora:  # isolated adapters on one base
+        base = prepare(load_causal_lm(args.model, device=device))
+        policy = lora(base, list(roles))
+        for r in roles:
+            actors[r] = ActorCritic(policy, None, r)
+            refs[r] = None
+    else:
+        for r in roles:
+            base = prepare(load_causal_lm(args.model, device=device))
+            if args.kl_reference:
+                refs[r] = frozen(base)
+            actors[r] = ActorCritic(base, value_backbone())
+    return actors, refs
+
+
+def build(args: Args) -> Setup:
+    """Seed everything, load the models, make the optimizer, engines and environments."""
+    import torch
+    from swarm_envs.baselines.lm.collect import make_engines
+    from swarm_envs.baselines.lm.learner import Learner, PPOSettings, trainable_parameters
+    from swarm_envs.baselines.lm.policy import load_tokenizer, render
+    from swarm_envs.baselines.lm.rollout import SwarmCollector
+
+    import swarm_envs
+
+    check(args)
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    device = pick_device(args.device)
+    if args.bf16 and device.type == "cuda" and not torch.cuda.is_bf16_supported():
+        raise ConfigError("bf16: this GPU does not support bfloat16; drop --bf16")
+    tokenizer = load_tokenizer(args.model)
+    roles = list(args.roles) if args.roles else ["agent"]
+    tools = swarm_envs.tool_schemas()
+    for r in roles:
+        fixed = len(render(tokenizer, system_prompt(r, args), [], tools))
+        if fixed + 64 > args.max_prompt_tokens:
+            raise ConfigError(
+                f"max_prompt_tokens={args.max_prompt_tokens}: the system prompt and tool "
+                f"schemas alone take {fixed} tokens; allow at least {fixed + 256}"
+            )
+    actors, refs = build_actors(args, device, roles)
+    optimizer = torch.optim.AdamW(trainable_parameters(actors), lr=args.learning_rate, eps=1e-5)
+    total = args.num_updates
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, (lambda u: max(1.0 - u / total, 0.0)) if args.anneal_lr else (lambda u: 1.0)
+    )
+    settings = PPOSettings(
+        gamma=args.gamma, lam=args.gae_lambda, eps_low=args.eps_low, eps_high=args.eps_high,
+        clip_mode=args.clip_mode, vf_coef=args.vf_coef, ent_coef=args.ent_coef,
+        epochs=args.update_epochs, num_minibatches=args.num_minibatches,
+        micro_batch_turns=args.micro_batch_turns, max_grad_norm=args.max_grad_norm,
+        temperature=args.temperature, normalize_advantages=args.norm_adv,
+        role_balanced=args.role_balanced, same_role_scaling=args.same_role_scaling,
+        autocast_dtype=torch.bfloat16 if args.bf16 else None,
+    )  # fmt: skip
+    learner = Learner(actors, optimizer, tokenizer.pad_token_id, settings, refs, seed=args.seed)
+    time_cap = swarm_envs.TimeCapSchedule(
+        kind="linear" if args.time_cap_end else "constant",
+        start=args.time_cap,
+        end=args.time_cap_end,
+        total_steps=max(total, 1),
+    )
+    env_kwargs = dict(args.env_kwargs)
+    if args.roles and _env_has_roles():
+        env_kwargs["roles"] = dict(args.roles)
+        if args.role_tools:
+            env_kwargs["role_tools"] = {r: list(t) for r, t in args.role_tools.items()}
+    envs = [
+        swarm_envs.parallel_env(
+            args.task, num_agents=args.num_agents, time_cap_s=args.time_cap, **env_kwargs
+        )
+        for _ in range(args.num_envs)
+    ]
+    engines = make_engines(args, actors, tokenizer)
+    setup = Setup(args, device, tokenizer, actors, refs, learner, scheduler, time_cap, envs,
+                  engines, None)  # fmt: skip
+    setup.collector = SwarmCollector(
+        envs, engines, tokenizer, tools,
+        {r: system_prompt(r, args) for r in roles}, roles=args.roles or None,
+        max_prompt_tokens=args.max_prompt_tokens, version=lambda: setup.update,
+    )  # fmt: skip
+    return setup
+
+
+# ---------------------------------------------------------------------------- checkpoints
+
+
+def checkpoint_state(setup: Setup) -> dict:
+    """Everything that resuming needs: weights, optimizer, schedules, RNGs, counters."""
+    import torch
+
+    unique = {id(a): (r, a) for r, a in setup.actors.items()}
+    return {
+        "args": asdict(setup.args),
+        "actors": {r: a.state_dict() for r, a in unique.values()},
+        "optimizer": setup.learner.optimizer.state_dict(),
+        "scheduler": setup.scheduler.state_dict(),
+        "time_cap": setup.time_cap.model_dump(),
+        "collapse": setup.learner.collapse.state_dict(),
+        "role_scale": dict(setup.learner.role_scale),
+        "rng": {
+            "python": random.getstate(),
+            "numpy": np.random.get_state(),
+            "learner": setup.learner.rng.bit_generator.state,
+            "torch": torch.get_rng_state(),
+            "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None,
+        },
+        "update": setup.update,
+        "episodes": setup.episodes,
+        "global_step": setup.global_step,
+    }
+
+
+def save_checkpoint(setup: Setup, path: Path) -> Path:
+    """Write the checkpoint atomically (a crash mid-write keeps the previous one)."""
+    import torch
+
+    tmp = path.with_suffix(".tmp")
+    torch.save(checkpoint_state(setup), tmp)
+    os.replace(tmp, path)
+    return path
+
+
+def load_checkpoint(setup: Setup, path: str | Path) -> None:
+    """Restore a run's state from `save_checkpoint`'s file."""
+    import torch
+
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"resume={str(path)!r}: no such checkpoint file")
+    state = torch.load(p, map_location=setup.device, weights_only=False)
+    unique = {id(a): (r, a) for r, a in setup.actors.items()}
+    for r, a in unique.values():
+        if r not in state["actors"]:
+            raise ConfigError(f"resume: the checkpoint has no policy for role {r!r}")
+        a.load_state_dict(state["actors"][r])
+    setup.learner.optimizer.load_state_dict(state["optimizer"])
+    setup.scheduler.load_state_dict(state["scheduler"])
+    setup.time_cap.step = state["time_cap"]["step"]
+    setup.learner.collapse.load_state_dict(state["collapse"])
+    setup.learner.role_scale.update(state["role_scale"])
+    rng = state["rng"]
+    random.setstate(rng["python"])
+    np.random.set_state(rng["numpy"])
+    setup.learner.rng.bit_generator.state = rng["learner"]
+    torch.set_rng_state(rng["torch"].cpu())
+    if rng["cuda"] is not None and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(rng["cuda"])
+    setup.update, setup.episodes = state["update"], state["episodes"]
+    setup.global_step = state["global_step"]
+    sync_engines(setup)
+
+
+def sync_engines(setup: Setup) -> None:
+    """Give every generation engine its role's current weights (no-op when shared)."""
+    for role, engine in setup.engines.items():
+        engine.sync_weights(setup.actors[role].policy)
+
+
+# ---------------------------------------------------------------------------- the loop
+
+
+def train(args: Args, *, log: Any = print) -> dict[str, Any]:
+    """Run training; returns a summary (final metrics, run folder, checkpoint path)."""
+    from swarm_envs.baselines.lm.collect import AsyncCollection, episode_metrics
+
+    setup = build(args)
+    if args.resume:
+        load_checkpoint(setup, args.resume)
+        run_dir = Path(args.resume).parent
+    else:
+        run_dir = Path(args.runs_dir) / run_name(args)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "args.json").write_text(json.dumps(asdict(args), indent=2, default=str))
+    writer = None
+    if args.tensorboard:
+        from torch.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(str(run_dir), purge_step=setup.update + 1 if args.resume else None)
+    metrics_file = (run_dir / "metrics.jsonl").open("a")
+    ckpt = run_dir / "checkpoint.pt"
+    async_rollouts = AsyncCollection(setup).start() if args.async_rollouts else None
+    last: dict[str, float] = {}
+    t_start = time.perf_counter()
+    try:
+        while setup.update < args.num_updates:
+            t0 = time.perf_counter()
+            cap = setup.time_cap.value()
+            if async_rollouts is not None:
+                records = async_rollouts.get(args.episodes_per_update)
+            else:
+                seeds = [args.seed + setup.episodes + k for k in range(args.episodes_per_update)]
+                records = setup.collector.collect(seeds, time_cap=cap)
+            setup.episodes += len(records)
+            t_rollout = time.perf_counter() - t0
+            turns = setup.learner.advantages(records)
+            ep_return = float(np.mean([r.episode_return for r in records]))
+            diag = setup.learner.diagnose(turns, ep_return, args.diag_turns)
+            t1 = time.perf_counter()
+            stats = setup.learner.update(turns)
+            t_update = time.perf_counter() - t1
+            setup.scheduler.step()
+            setup.update += 1
+            setup.time_cap.advance()
+            setup.global_step += len(turns)
+            if async_rollouts is not None:
+                async_rollouts.publish(setup.update)
+            else:
+                sync_engines(setup)
+            n_tokens = sum(len(t.reply_ids) for t in turns)
+            last = {
+                **episode_metrics(records, cap),
+                "charts/SPS": len(turns) / max(time.perf_counter() - t0, 1e-9),
+                "charts/learning_rate": setup.scheduler.get_last_lr()[0],
+                **{f"losses/{k}": v for k, v in stats.items()},
+                "sao/clipfrac_low": stats.get("clipfrac_low", 0.0),
+                "sao/clipfrac_high": stats.get("clipfrac_high", 0.0),
+                **_staleness(turns, setup.update - 1),
+                "perf/generation_tokens_per_s": n_tokens / max(t_rollout, 1e-9),
+                "perf/update_tokens_per_s": n_tokens * args.update_epochs / max(t_update, 1e-9),
+                **diag,
+            }
+            for k, v in last.items():
+                if writer is not None:
+                    writer.add_scalar(k, v, setup.global_step)
+            metrics_file.write(
+                json.dumps({"update": setup.update, "global_step": setup.global_step, **last})
+                + "\n"
+            )
+            metrics_file.flush()
+            log(
+                f"update {setup.update}/{args.num_updates}: return {ep_return:.2f}, "
+                f"turns {len(turns)}, policy loss {stats.get('policy_loss', 0):.4f}, "
+                f"value loss {stats.get('value_loss', 0):.4f}"
+            )
+            if args.checkpoint_every and setup.update % args.checkpoint_every == 0:
+                save_checkpoint(setup, ckpt)
+    finally:
+        if async_rollouts is not None:
+            async_rollouts.close()
+        metrics_file.close()
+        if writer is not None:
+            writer.close()
+        for env in setup.envs:
+            env.close()
+    save_checkpoint(setup, ckpt)
+    return {
+        "run_dir": str(run_dir),
+        "checkpoint": str(ckpt),
+        "updates": setup.update,
+        "seconds": time.perf_counter() - t_start,
+        "metrics": last,
+        "setup": setup,
+    }
+
+
+def _staleness(turns, version: int) -> dict[str, float]:
+    lags = [version - t.policy_version for t in turns] or [0]
+    return {"sao/staleness_mean": float(np.mean(lags)), "sao/staleness_max": float(max(lags))}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point (`--help` lists every option)."""
+    import tyro
+
+    from swarm_envs.error import Error
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # `swarm-envs train --policy lm ...` hands its options over with the selector in them.
+    if "--policy" in argv:
+        k = argv.index("--policy")
+        if argv[k + 1 : k + 2] != ["lm"]:
+            print("swarm-envs train: this trainer is --policy lm", file=sys.stderr)
+            return 2
+        del argv[k : k + 2]
+    args = tyro.cli(Args, args=argv, description=__doc__)
+    try:
+        summary = train(args)
+    except Error as e:
+        print(f"swarm-envs train: {e}", file=sys.stderr)
+        return 2
+    m = summary["metrics"]
+    print(
+        f"done: {summary['updates']} updates in {summary['seconds']:.0f}s; "
+        f"last return {m.get('charts/episodic_return', 0):.2f}; run in {summary['run_dir']}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
