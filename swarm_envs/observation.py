@@ -49,14 +49,22 @@ class Report(Protocol):
         ...
 
 
-def intro(task_id: str, description: str, num_agents: int, tools: Sequence[str]) -> str:
-    """The first observation of every agent: the task, the team, the tools."""
+def intro(
+    task_id: str,
+    description: str,
+    num_agents: int,
+    tools: Sequence[str],
+    role: str | None = None,
+) -> str:
+    """The first observation of every agent: the task, the team, its role, the tools."""
     return (
         f"Task {task_id}: {description.strip()}\n\n"
         f"You are one of {num_agents} agents working on the same project at the "
         "same time; the team's reward is the number of tests that pass. Files, tests "
         "and commands are shared. Talk with send_message (to one agent) and post (to a "
-        "channel; everyone is in #general). Act with one tool call per action: "
+        "channel; everyone is in #general). "
+        + (f"{role.strip()} " if role else "")
+        + "Act with one tool call per action: "
         + ", ".join(tools)
         + "."
     )

@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from swarm_envs.actions import Action, ToolCall, Usage, plain_data
 from swarm_envs.agents.protocol import Agent, TaskInfo
+from swarm_envs.config import DEFAULT_ROLE
 from swarm_envs.error import ConfigError, Error
 
 if TYPE_CHECKING:
@@ -93,6 +94,7 @@ class AgentTrajectory(BaseModel):
 
     Attributes:
         name: the agent's name.
+        role: its role in the swarm ("agent" when the environment has no roles).
         decisions: its decisions in time order.
         end_reason: `"agent_error"` if the agent failed; `None` if it stayed until the
             episode's end (see `Trajectory.end_reason`).
@@ -102,6 +104,7 @@ class AgentTrajectory(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str
+    role: str = DEFAULT_ROLE
     decisions: list[Decision] = Field(default_factory=list)
     end_reason: Literal["agent_error"] | None = None
     error: str | None = None
@@ -266,7 +269,8 @@ async def _run(
     names = list(env.possible_agents)
     measured = env.config.time.measured
     ep = env.episode
-    records = {n: AgentTrajectory(name=n) for n in names}
+    roles = dict(zip(names, env.episode.roles, strict=True))
+    records = {n: AgentTrajectory(name=n, role=roles[n]) for n in names}
     spent = dict.fromkeys(names, 0)  # tokens charged before each agent's open decision
     failed: dict[str, str] = {}
 
@@ -280,6 +284,8 @@ async def _run(
             token_budget=env.config.token_budget,
             tests_total=infos[n]["tests_total"],
             tests_passed=infos[n]["tests_passed"],
+            role=roles[n],
+            tools=env.config.allowed_tools(roles[n]),
         )
         try:
             result = team[n].reset(n, info)

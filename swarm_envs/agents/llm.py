@@ -163,6 +163,9 @@ class LLMAgent:
             agent_name=agent_name, team=_team(agent_name, task_info.agent_names)
         )
         self.conversation = Conversation(system + "\n\n" + task_info.intro)
+        # A role's whitelist: the model is offered only the tools its role may call.
+        allowed = set(task_info.tools)
+        self._tools = [t for t in tool_schemas() if t["function"]["name"] in allowed]
 
     async def act(self, observation: str, info: dict[str, Any]) -> Action:
         """Ask the server for the next tool call; returns it with the server's usage."""
