@@ -527,7 +527,7 @@ class DockerScoringHost(ScoringHost):
             sock = api.exec_start(ex["Id"], socket=True)
         except Exception as e:  # noqa: BLE001
             with self._lock:
-                self._live.discard(uid)  # type: ignore[arg-type]
+                self._live.discard(uid)
             raise SandboxError(f"cannot start the scoring worker: {e}") from e
         es = _ExecSocket(sock)
         self._sockets.append(es)

@@ -277,7 +277,8 @@ class Episode:
             )
             error = None
         except ActionError as e:  # costs what it was reported to cost, like any action
-            tool, args, usage, error, chars = "invalid", None, e.usage, str(e), e.chars
+            usage = cast("A.Usage | None", e.usage)
+            tool, args, error, chars = "invalid", None, str(e), e.chars
         except Exception as e:  # untrusted input must never crash the episode
             logger.exception("parsing an action of %s failed", st.name)
             tool, args, usage, error = "invalid", None, None, f"cannot parse the action: {e!r}"

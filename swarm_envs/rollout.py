@@ -32,7 +32,7 @@ import logging
 import time as wallclock
 from collections.abc import Awaitable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("swarm_envs")
 
-AGENT_ERROR = "agent_error"
+AGENT_ERROR: Final = "agent_error"
 # What the environment receives for an agent that failed: it leaves the episode.
 _LEAVE = Action(
     tool_call={"name": "done", "arguments": {"summary": AGENT_ERROR}},
@@ -275,7 +275,7 @@ async def _run(
     failed: dict[str, str] = {}
 
     for n in names:
-        info = TaskInfo(
+        task_info = TaskInfo(
             task=env.task.id,
             description=env.task.manifest.description.strip(),
             intro=infos[n].get("result") or observations[n],
@@ -288,7 +288,7 @@ async def _run(
             tools=env.config.allowed_tools(roles[n]),
         )
         try:
-            result = team[n].reset(n, info)
+            result = team[n].reset(n, task_info)
             if inspect.isawaitable(result):
                 await result
         except Exception as e:
@@ -351,7 +351,8 @@ async def _run(
             _close(last, infos[n], spent, n)
             if ep.agents[i].pending is not None:  # still running when the episode ended
                 last.tool = last.error = None
-    info = next(iter(infos.values()), {})
+    info: Mapping[str, Any] = next(iter(infos.values()), {})
+    end: Literal["terminated", "truncated"]
     if end_reason is None:
         end = "terminated" if info.get("termination") else "truncated"
         end_reason = info.get("termination") or info.get("truncation") or "unknown"
@@ -416,7 +417,7 @@ async def _ask(
     team: dict[str, Any],
     asked: list[str],
     observations: dict[str, str],
-    infos: dict[str, dict],
+    infos: Mapping[str, Mapping[str, Any]],
     timeout: float | None,
 ) -> dict[str, tuple[Any, float] | _Failure]:
     """Every asked agent's answer and its wall time; async agents concurrently."""
@@ -463,7 +464,7 @@ def _fail(record: AgentTrajectory, name: str, where: str, error: BaseException) 
     return message
 
 
-def _close(decision: Decision, info: dict, spent: dict[str, int], name: str) -> None:
+def _close(decision: Decision, info: Mapping[str, Any], spent: dict[str, int], name: str) -> None:
     """What the environment said about a decision, once its result is observed."""
     decision.tool = info.get("tool")
     decision.error = info.get("error")
