@@ -20,10 +20,9 @@ import functools
 import hashlib
 import json
 import logging
-import math
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -34,10 +33,15 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from swarm_envs.config import EnvConfig
-from swarm_envs.error import ConfigError, Error
+from swarm_envs.actions import Action, Usage
+from swarm_envs.config import EnvConfig, over_defaults
+from swarm_envs.error import ConfigError, ResetNeeded, close_matches, describe_invalid
+from swarm_envs.facade import SwarmBase
 from swarm_envs.generators import Candidate, ProjectRunner, body_span, candidates, find_symbol
 from swarm_envs.generators import functions_of as _functions_of
+from swarm_envs.outcome import AgentInfo
+from swarm_envs.parallel import SwarmParallelEnv
+from swarm_envs.scoring import select_tests
 from swarm_envs.task import Task, get_task
 
 logger = logging.getLogger("swarm_envs")
@@ -88,15 +92,11 @@ class MenuConfig(BaseModel):
     @field_validator("move_tokens")
     @classmethod
     def _tokens(cls, v: dict[str, int]) -> dict[str, int]:
-        unknown = sorted(set(v) - set(MOVE_KINDS))
-        if unknown:
-            raise ValueError(f"unknown move kinds {unknown}; allowed: {list(MOVE_KINDS)}")
-        if any(t < 0 for t in v.values()):
-            raise ValueError(f"token counts must be >= 0, got {v}")
-        return {**_default_move_tokens(), **v}
+        return over_defaults(v, _default_move_tokens(), "move kinds", "token counts")
 
     @property
     def n_candidates(self) -> int:
+        """The candidates of a unit: the right one and `n_wrong` wrong ones."""
         return self.n_wrong + 1
 
 
@@ -105,21 +105,17 @@ def split_config(config: Mapping[str, Any]) -> tuple[MenuConfig, dict[str, Any]]
     menu_keys, env_keys = set(MenuConfig.model_fields), set(EnvConfig.model_fields)
     unknown = sorted(set(config) - menu_keys - env_keys)
     if unknown:
-        import difflib
-
         allowed = sorted(menu_keys | env_keys)
-        hints = {k: difflib.get_close_matches(k, allowed, n=1) for k in unknown}
         said = ", ".join(
-            f"{k!r}" + (f" (did you mean {h[0]!r}?)" if h else "") for k, h in hints.items()
+            f"{k!r}" + (f" (did you mean {h[0]!r}?)" if (h := close_matches(k, allowed, 1)) else "")
+            for k in unknown
         )
         raise ConfigError(f"unknown option {said} for mode='menu'; allowed options: {allowed}")
     try:
         menu = MenuConfig.model_validate({k: v for k, v in config.items() if k in menu_keys})
     except ValidationError as e:
-        err = e.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
         raise ConfigError(
-            f"invalid menu option {where}={err.get('input')!r}: {err['msg']}"
+            "invalid menu option: " + describe_invalid(e, noun="option", allowed={"": menu_keys})
         ) from None
     return menu, {k: v for k, v in config.items() if k in env_keys}
 
@@ -211,34 +207,43 @@ class MenuLayout:
 
     @property
     def per_unit(self) -> int:
+        """Moves per unit slot: claim, one apply per candidate, run its tests."""
         return self.n_candidates + 2
 
     @property
     def n_moves(self) -> int:
+        """The size of the action space."""
         return self.max_units * self.per_unit + 2
 
     @property
     def wait(self) -> int:
+        """The index of the wait move."""
         return self.max_units * self.per_unit
 
     @property
     def done(self) -> int:
+        """The index of the done move."""
         return self.wait + 1
 
     @property
     def obs_size(self) -> int:
+        """The length of the observation `Box`."""
         return self.max_units * len(UNIT_FEATURES) + len(GLOBAL_FEATURES) + AGENT_ID_SLOTS
 
     def claim(self, u: int) -> int:
+        """The index of the move that claims unit slot `u`."""
         return u * self.per_unit
 
     def apply(self, u: int, k: int) -> int:
+        """The index of the move that applies candidate `k` of unit slot `u`."""
         return u * self.per_unit + 1 + k
 
     def run_tests(self, u: int) -> int:
+        """The index of the move that runs the tests of unit slot `u`."""
         return u * self.per_unit + self.n_candidates + 1
 
     def decode(self, index: int) -> Move:
+        """The move of an action index (its kind, unit slot and candidate)."""
         if index == self.wait:
             return Move("wait")
         if index == self.done:
@@ -306,6 +311,7 @@ class WorkMeter:
 
     @property
     def rate(self) -> float:
+        """The share of unit edits that were duplicated (0 before any edit)."""
         return self.duplicated / self.edits if self.edits else 0.0
 
 
@@ -421,16 +427,9 @@ class MenuParallelEnv(ParallelEnv):
     * v0: initial release.
     """
 
-    metadata: dict[str, Any] = {
-        "name": "swarm_menu_v0",
-        "render_modes": ["ansi", "human"],
-        "is_parallelizable": True,
-        "render_fps": 4,
-    }
+    metadata: dict[str, Any] = {**SwarmBase.metadata, "name": "swarm_menu_v0"}
 
     def __init__(self, task: str | Task = "calc", **config: Any):
-        from swarm_envs.parallel import SwarmParallelEnv
-
         self.task = get_task(task)
         self.menu, env_config = split_config(config)
         self._config = dict(config)
@@ -454,13 +453,16 @@ class MenuParallelEnv(ParallelEnv):
         self.possible_agents = list(self._text.possible_agents)
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         self._unit_index = {u.name: i for i, u in enumerate(units)}
-        self._time_cap: float | None = None
+        self._time_cap: float | None = None  # the sticky cap, for the pickled recipe
         box = spaces.Box(0.0, 1.0, (self.layout.obs_size,), np.float32)
         mask = spaces.Box(0, 1, (self.layout.n_moves,), np.int8)
-        self._obs_space = (
+        obs_space: spaces.Space = (
             spaces.Dict({"observation": box, "action_mask": mask}) if self.menu.dict_obs else box
         )
-        self._act_space = spaces.Discrete(self.layout.n_moves)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = dict.fromkeys(
+            self.possible_agents, spaces.Discrete(self.layout.n_moves)
+        )
         self._candidates: tuple[tuple[Candidate, ...], ...] | None = None
         self._unit_tests: list[np.ndarray] | None = None
         self.agents: list[str] = []
@@ -474,15 +476,13 @@ class MenuParallelEnv(ParallelEnv):
 
     # ------------------------------------------------------------------ spaces
 
-    @functools.cache  # noqa: B019 - PettingZoo wants the same object back
     def observation_space(self, agent: str) -> spaces.Space:
         """Unit features and globals (see the class docstring), with the action mask."""
-        return self._obs_space
+        return self.observation_spaces[self.possible_agents[self._agent(agent)]]
 
-    @functools.cache  # noqa: B019
     def action_space(self, agent: str) -> spaces.Space:
         """One move out of the menu (see the class docstring)."""
-        return self._act_space
+        return self.action_spaces[self.possible_agents[self._agent(agent)]]
 
     @property
     def episode(self):
@@ -506,26 +506,21 @@ class MenuParallelEnv(ParallelEnv):
     def set_time_cap(self, seconds: float) -> None:
         """Set the time cap (virtual seconds) of every later episode, automatic resets included.
 
-        `reset(options={"time_cap": s})` still overrides it for one episode; the
-        running episode keeps its cap.
+        The text env's own sticky cap: `reset(options={"time_cap": s})` still overrides
+        it for one episode; the running episode keeps its cap.
         """
-        if not (isinstance(seconds, int | float) and seconds > 0 and not math.isnan(seconds)):
-            raise ConfigError(f"time_cap={seconds!r}: expected a positive number of seconds")
+        self._text.set_time_cap(seconds)
         self._time_cap = float(seconds)
 
     # ------------------------------------------------------------------ reset
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
-        options = dict(options or {})
-        if self._time_cap is not None and options.get("time_cap") is None:
-            options["time_cap"] = self._time_cap
+        """Start an episode (the text env's reset); returns every agent's observation and info."""
         cands = self.candidates  # before the episode: computing them needs no sandbox of ours
         _, text_infos = self._text.reset(seed=seed, options=options)
         self.np_random = self._text.np_random
         ep = self._text.episode
         if self._unit_tests is None:
-            from swarm_envs.scoring import select_tests
-
             ids = list(ep.per_test)
             pos = {t: j for j, t in enumerate(ids)}
             self._test_ids = ids
@@ -544,10 +539,10 @@ class MenuParallelEnv(ParallelEnv):
         self._move_error: list[str | None] = [None] * n
         self._meter = WorkMeter()
         self._inflight: set[int] = set()
-        self._text_infos = dict(text_infos)
+        self._text_infos: dict[str, AgentInfo] = dict(text_infos)
         self._scan()
         self._obs: dict[str, Any] = {}
-        self._infos: dict[str, dict] = {}
+        self._infos: dict[str, dict[str, Any]] = {}
         for i in range(n):
             self._observe(i)
         return dict(self._obs), dict(self._infos)
@@ -555,8 +550,16 @@ class MenuParallelEnv(ParallelEnv):
     # ------------------------------------------------------------------ step
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        """Start the ready agents' moves and run the text env until some agent must choose.
+
+        Moves of agents that are not ready are ignored; an unknown agent name raises
+        `Error` before anything is applied.
+
+        Raises:
+            ResetNeeded: the episode has not started or has already ended.
+        """
         if not self.agents:
-            raise Error("step() called on a finished episode; call reset() first")
+            raise ResetNeeded("step() on a finished or unstarted episode; call reset() first")
         text = self._text
         ready = set(self._menu_ready())
         acted = []
@@ -579,13 +582,14 @@ class MenuParallelEnv(ParallelEnv):
                 break
             for name in calls:
                 self._inflight.add(self._index[name])
-            _, rewards, terms, truncs, infos = text.step(calls)
+            _, rewards, _, _, text_infos = text.step(calls)
             reward += next(iter(rewards.values()), 0.0)
             ended = not text.agents
-            completed |= self._absorb(infos, ended)
+            completed |= self._absorb(text_infos, ended)
             if ended or any(self._plans[self._index[a]] is None for a in text.ready_agents):
                 break
         ep = text.episode
+        changed: Sequence[int]
         if ended:
             changed = range(len(self.possible_agents))
         else:
@@ -619,13 +623,7 @@ class MenuParallelEnv(ParallelEnv):
         ]
 
     def _agent(self, name: str) -> int:
-        try:
-            return self._index[name]
-        except (KeyError, TypeError):
-            raise Error(
-                f"actions for unknown agent {name!r}; agents are {self.possible_agents[0]} .. "
-                f"{self.possible_agents[-1]}"
-            ) from None
+        return self._text._agent(name)  # the text env's lookup, and its error
 
     # ------------------------------------------------------------------ moves -> calls
 
@@ -644,11 +642,11 @@ class MenuParallelEnv(ParallelEnv):
             )
             return
         move = self.layout.decode(index)
+        steps = [0]
         if move.unit is not None:
             self._current[i] = move.unit
-        steps = (
-            list(range(len(self.candidates[move.unit][0].patches))) if move.kind == "apply" else [0]
-        )
+            if move.kind == "apply":
+                steps = list(range(len(self.candidates[move.unit][0].patches)))
         self._plans[i] = _Plan(move, steps)
 
     def _invalid(self, i: int, why: str) -> None:
@@ -675,43 +673,47 @@ class MenuParallelEnv(ParallelEnv):
             )
         if move.kind == "claim":
             return "you already claimed it"
-        if move.kind == "apply":
+        if move.kind == "apply" and move.candidate is not None:
             if move.candidate >= self._n_cands[move.unit]:
                 return f"the unit has {self._n_cands[move.unit]} candidates"
             return "that candidate is already in place"
         return "not ready"
 
-    def _usage(self, kind: str | None, code_chars: int = 0) -> dict:
-        # A move's thinking tokens are paid by its first call; code costs its tokens.
-        tokens = (self.menu.move_tokens[kind] if kind else 0) + (code_chars + 3) // 4
-        return {"output_tokens": tokens, "input_tokens": 0}
+    def _call(self, i: int, plan: _Plan) -> Action:
+        """The next tool call of agent `i`'s move, built from the workspace as it is now.
 
-    def _call(self, i: int, plan: _Plan) -> dict:
-        """The next tool call of agent `i`'s move, built from the workspace as it is now."""
+        The menu is a trusted caller of the text env: it reports each call's thinking
+        tokens as usage (a move's tokens on its first call; code costs 4 characters a
+        token), and the env charges them, never below the estimate from the call's text.
+        """
         move, first = plan.move, not plan.started
         plan.started = True
+        kind: str | None = "wait" if plan.invalid else move.kind
+        name, args, code = self._move_call(move, plan)
+        if name == "edit_file" and not first:
+            kind = None  # the move's thinking was paid by its first edit
+        tokens = (self.menu.move_tokens[kind] if kind else 0) + (code + 3) // 4
+        return Action(
+            tool_call={"name": name, "arguments": args},
+            usage=Usage(output_tokens=tokens, input_tokens=0),
+        )
+
+    def _move_call(self, move: Move, plan: _Plan) -> tuple[str, dict[str, Any], int]:
+        """(tool, arguments, characters of code written) of the move's next call."""
         if plan.invalid:
             plan.steps.clear()
-            return {"name": "wait", "arguments": {"seconds": 1e-6}, "usage": self._usage("wait")}
-        unit = self.task.units[move.unit] if move.unit is not None else None
+            return "wait", {"seconds": 1e-6}, 0
+        if move.kind != "apply":
+            plan.steps.clear()
+        if move.kind in ("wait", "done"):
+            return move.kind, {"seconds": self.menu.wait_s} if move.kind == "wait" else {}, 0
+        assert move.unit is not None
+        unit = self.task.units[move.unit]
         if move.kind == "claim":
-            plan.steps.clear()
-            args = {"channel": "general", "text": f"claim: {unit.name}"}
-            return {"name": "post", "arguments": args, "usage": self._usage("claim")}
+            return "post", {"channel": "general", "text": f"claim: {unit.name}"}, 0
         if move.kind == "run_tests":
-            plan.steps.clear()
-            args = {"selection": list(unit.tests)}
-            return {"name": "run_tests", "arguments": args, "usage": self._usage("run_tests")}
-        if move.kind == "wait":
-            plan.steps.clear()
-            return {
-                "name": "wait",
-                "arguments": {"seconds": self.menu.wait_s},
-                "usage": self._usage("wait"),
-            }
-        if move.kind == "done":
-            plan.steps.clear()
-            return {"name": "done", "arguments": {}, "usage": self._usage("done")}
+            return "run_tests", {"selection": list(unit.tests)}, 0
+        assert move.candidate is not None
         j = plan.steps.pop(0)
         path, _, body = self.candidates[move.unit][move.candidate].patches[j]
         view = self._view(unit)
@@ -724,19 +726,14 @@ class MenuParallelEnv(ParallelEnv):
             def_line, start, end = view.spans[j]
             old = "".join(view.lines[def_line - 1 : end])
             new = "".join(view.lines[def_line - 1 : start - 1]) + body
-        usage = self._usage("apply" if first else None, len(body))
-        return {
-            "name": "edit_file",
-            "arguments": {"path": path, "old": old, "new": new},
-            "usage": usage,
-        }
+        return "edit_file", {"path": path, "old": old, "new": new}, len(body)
 
     def _right(self, u: int) -> Candidate:
         return next(c for c in self.candidates[u] if c.correct)
 
     # ------------------------------------------------------------------ results
 
-    def _absorb(self, infos: dict[str, dict], ended: bool) -> set[int]:
+    def _absorb(self, infos: Mapping[str, AgentInfo], ended: bool) -> set[int]:
         """Process the calls that completed in a text step; returns their agents."""
         done: set[int] = set()
         for i in sorted(self._inflight):
@@ -755,7 +752,7 @@ class MenuParallelEnv(ParallelEnv):
             move = plan.move
             if move.kind == "claim" and ok:
                 self._claimed_mine[i, move.unit] = True
-            if move.kind == "apply" and not plan.invalid:
+            if move.kind == "apply" and not plan.invalid and move.unit is not None:
                 self._meter.edited(i, self.task.units[move.unit].name)
                 if not ok:
                     self._move_error[i] = (
@@ -770,7 +767,7 @@ class MenuParallelEnv(ParallelEnv):
             self._inflight.clear()
         return done
 
-    def _read_messages(self, i: int, info: dict) -> None:
+    def _read_messages(self, i: int, info: AgentInfo) -> None:
         me = self.possible_agents[i]
         for m in info.get("messages") or ():
             if m.get("channel") != "general" or m.get("from") == me:
@@ -819,6 +816,7 @@ class MenuParallelEnv(ParallelEnv):
         per_test = self._text.episode.per_test
         outcome = np.fromiter((per_test.get(t, False) for t in self._test_ids), dtype=bool)
         self._passing = np.zeros(U, dtype=bool)
+        assert self._unit_tests is not None  # set by the first reset
         for u in range(n_units):
             idx = self._unit_tests[u]
             self._passing[u] = bool(outcome[idx].all()) if idx.size else False
@@ -964,21 +962,25 @@ class MenuGymEnv(gymnasium.Env):
         self._env.set_time_cap(seconds)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Start an episode; returns the agent's observation and info."""
         super().reset(seed=seed)
         obs, infos = self._env.reset(seed=seed, options=options)
         return _fresh(obs[self._agent]), _fresh(infos[self._agent])
 
     def step(self, action: Any):
+        """Make one move; returns observation, reward, terminated, truncated, info."""
         if not self._env.agents:
-            raise gymnasium.error.ResetNeeded("the episode is over; call reset()")
+            raise ResetNeeded("step() on a finished or unstarted episode; call reset() first")
         obs, rewards, terms, truncs, infos = self._env.step({self._agent: action})
         a = self._agent
         return _fresh(obs[a]), rewards[a], terms[a], truncs[a], _fresh(infos[a])
 
     def render(self) -> str | None:
+        """The text env's dashboard (`ansi`: returned; `human`: printed)."""
         return self._env.render()
 
     def close(self) -> None:
+        """Release the sandbox (safe to call twice)."""
         self._env.close()
 
 
