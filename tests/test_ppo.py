@@ -158,19 +158,6 @@ def test_inconsistent_configs_fail_at_start_naming_the_field(tmp_path, change, f
         check_args(tiny(tmp_path, **change))
 
 
-def test_a_task_without_units_is_refused(tmp_path):
-    root = tmp_path / "nounits"
-    (root / "solution" / "pkg").mkdir(parents=True)
-    (root / "solution" / "pkg" / "__init__.py").write_text("X = 1\n")
-    (root / "tests").mkdir()
-    (root / "tests" / "test_x.py").write_text(
-        "from pkg import X\n\ndef test_x():\n    assert X == 1\n"
-    )
-    (root / "task.toml").write_text('name = "nounits"\ndescription = "nothing to do"\n')
-    with pytest.raises(ConfigError, match="needs a task with units"):
-        check_args(tiny(tmp_path, task=str(root)))
-
-
 def test_config_file_then_flags(tmp_path):
     cfg = tmp_path / "run.toml"
     cfg.write_text(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,10 +26,12 @@ class AdapterEngine:
         self.model = engine.model
 
     def generate(self, prompts: Sequence[Sequence[int]]) -> list[Generation]:
+        """Generate with the role's adapter active."""
         self.engine.model.set_adapter(self.adapter)
         return self.engine.generate(prompts)
 
     def sync_weights(self, model: Any) -> None:
+        """Nothing to copy: the adapters live in the learner's model."""
         self.engine.sync_weights(model)
 
 
@@ -76,6 +79,20 @@ def make_engines(args: Args, actors: Mapping[str, Any], tokenizer) -> dict:
     )
 
 
+@dataclass
+class _Worker:
+    """One rollout worker: its copies of the policies, their version, its env."""
+
+    copies: dict[str, Any]
+    version: int
+    env: Any
+    collector: SwarmCollector | None = None
+
+    def policy_version(self) -> int:
+        """The version of the weights this worker samples with now."""
+        return self.version
+
+
 class AsyncCollection:
     """Rollout worker threads with policy snapshots, paced by bounded staleness.
 
@@ -85,6 +102,8 @@ class AsyncCollection:
     """
 
     def __init__(self, setup: Setup):
+        from swarm_envs.baselines.lm.train import env_config
+
         import swarm_envs
 
         args = setup.args
@@ -98,7 +117,7 @@ class AsyncCollection:
         self.gate.started = setup.update * args.episodes_per_update
         self._seeds = itertools.count(args.seed + setup.episodes)
         self._lock = threading.Lock()
-        self.workers = []
+        self.workers: list[_Worker] = []
         roles = list(setup.actors)
         for _ in range(args.rollout_workers):
             copies = snapshot(self._unique)
@@ -106,64 +125,53 @@ class AsyncCollection:
             engines = _engines_on(
                 args, policies, {r: a.adapter for r, a in setup.actors.items()}, setup.tokenizer
             )
-            env = swarm_envs.parallel_env(
-                args.task,
-                num_agents=args.num_agents,
-                time_cap_s=args.time_cap,
-                **_env_kwargs(setup),
-            )
-            worker = {"copies": copies, "version": setup.update, "env": env}
-            worker["collector"] = SwarmCollector(
+            env = swarm_envs.parallel_env(args.task, **env_config(args))
+            worker = _Worker(copies, setup.update, env)
+            worker.collector = SwarmCollector(
                 [env],
                 engines,
                 setup.tokenizer,
                 setup.collector.tools,
                 setup.collector.system_prompts,
-                roles=setup.collector.roles,
                 max_prompt_tokens=setup.collector.max_prompt_tokens,
-                version=lambda w=worker: w["version"],
+                version=worker.policy_version,
             )
             self.workers.append(worker)
         self.rollouts = AsyncRollouts(self._rollout, args.rollout_workers, self.gate)
 
     def _rollout(self, w: int, version: int) -> EpisodeRecord:
         worker = self.workers[w]
-        worker["version"] = self.store.pull(worker["copies"], worker["version"])
+        worker.version = self.store.pull(worker.copies, worker.version)
         with self._lock:
             seed = next(self._seeds)
             cap = self.setup.time_cap.value()
-        return worker["collector"].collect([seed], time_cap=cap)[0]
+        assert worker.collector is not None
+        return worker.collector.collect([seed], time_cap=cap)[0]
 
     def start(self) -> AsyncCollection:
+        """Start the workers; returns self."""
         self.rollouts.start()
         return self
 
     def get(self, n: int) -> list[EpisodeRecord]:
+        """The next `n` finished episodes (waits for them)."""
         return self.rollouts.get(n)
 
     def publish(self, version: int) -> None:
+        """Make the learner's weights after update `version` the workers' newest."""
         self.store.publish(version, self._unique)
         self.gate.publish(version)
 
     def close(self) -> None:
+        """Stop the workers and close their environments."""
         self.rollouts.close()
         for worker in self.workers:
-            worker["env"].close()
+            worker.env.close()
 
 
 def _key(actors: Mapping[str, Any], role: str) -> str:
     policy = actors[role].policy
     return next(r for r, a in actors.items() if a.policy is policy)
-
-
-def _env_kwargs(setup: Setup) -> dict:
-    kw = dict(setup.args.env_kwargs)
-    env = setup.envs[0]
-    config = getattr(env, "config", None)
-    for name in ("roles", "role_tools"):
-        if config is not None and getattr(config, name, None):
-            kw[name] = getattr(config, name)
-    return kw
 
 
 def episode_metrics(records: Sequence[EpisodeRecord], time_cap: float) -> dict[str, float]:

@@ -105,9 +105,11 @@ class CollapseDetector:
         return bool(_falling(ent, self.tolerance) and _falling(ret, self.tolerance))
 
     def state_dict(self) -> dict:
+        """The window of every role, for a checkpoint."""
         return {r: list(h) for r, h in self.history.items()}
 
     def load_state_dict(self, state: Mapping[str, Iterable]) -> None:
+        """Restore what `state_dict` saved."""
         self.history = {
             r: deque((tuple(x) for x in h), maxlen=self.window) for r, h in state.items()
         }

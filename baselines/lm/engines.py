@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from swarm_envs.error import ConfigError
 
@@ -41,7 +41,9 @@ class Generation:
 class GenerationEngine(Protocol):
     """Samples replies to prompts given as token ids."""
 
-    def generate(self, prompts: Sequence[Sequence[int]]) -> list[Generation]: ...
+    def generate(self, prompts: Sequence[Sequence[int]]) -> list[Generation]:
+        """One sampled reply per prompt, with the behaviour log-probability of each token."""
+        ...
 
     def sync_weights(self, model: PreTrainedModel) -> None:
         """Load the learner's current weights (no-op when it samples from them already)."""
@@ -76,7 +78,7 @@ class TransformersEngine:
 
         if not temperature > 0:
             raise ConfigError(f"temperature={temperature!r}: expected > 0 for sampling")
-        self.model = model
+        self.model: Any = model  # a transformers model, or a peft model on one
         self.eos_token_id = eos_token_id
         self.pad_token_id = pad_token_id
         self.temperature = float(temperature)
@@ -97,6 +99,7 @@ class TransformersEngine:
         )
 
     def generate(self, prompts: Sequence[Sequence[int]]) -> list[Generation]:
+        """One sampled reply per prompt, `batch_size` prompts per `generate` call."""
         out: list[Generation] = []
         for k in range(0, len(prompts), self.batch_size):
             out += self._generate(prompts[k : k + self.batch_size])
@@ -132,6 +135,7 @@ class TransformersEngine:
         return gens
 
     def sync_weights(self, model: PreTrainedModel) -> None:
+        """Copy the learner's weights in, unless this engine samples from the learner itself."""
         if model is not self.model:
             self.model.load_state_dict(model.state_dict())
 
@@ -180,6 +184,7 @@ class VLLMEngine:
         self.eos_token_id = self.llm.get_tokenizer().eos_token_id
 
     def generate(self, prompts: Sequence[Sequence[int]]) -> list[Generation]:
+        """One sampled reply per prompt from vLLM, with vLLM's log-probabilities."""
         requests = [{"prompt_token_ids": list(p)} for p in prompts]
         outs = self.llm.generate(requests, sampling_params=self.params, use_tqdm=False)
         gens = []
@@ -191,6 +196,7 @@ class VLLMEngine:
         return gens
 
     def sync_weights(self, model: PreTrainedModel) -> None:
+        """Load the learner's weights (LoRA merged) into vLLM's copy of the model."""
         weights = list(_merged_weights(model))
 
         def load(runner_model) -> None:  # runs where vLLM keeps its model
@@ -200,7 +206,7 @@ class VLLMEngine:
         self.llm.reset_prefix_cache()  # cached KV blocks were computed with old weights
 
 
-def _merged_weights(model: PreTrainedModel) -> Iterable[tuple[str, torch.Tensor]]:
+def _merged_weights(model: Any) -> Iterable[tuple[str, torch.Tensor]]:
     """Plain weight names and tensors; LoRA adapters are merged in for the copy."""
     if hasattr(model, "merge_adapter"):  # a peft model
         model.merge_adapter()

@@ -30,11 +30,7 @@ from swarm_envs.baselines.lm.models import ActorCritic, pack
 from swarm_envs.baselines.lm.rollout import EpisodeRecord, Turn
 from torch import nn
 
-from swarm_envs.error import Error
-
-
-class TrainingDiverged(Error, FloatingPointError):
-    """A loss became NaN or infinite; training stops and the last good checkpoint stays."""
+from swarm_envs.error import TrainingDiverged
 
 
 @dataclass(frozen=True)
@@ -101,6 +97,7 @@ class Learner:
 
     @property
     def shared(self) -> bool:
+        """One policy acts for every role."""
         return len({id(a) for a in self.actors.values()}) == 1
 
     def _device(self, role: str) -> torch.device:
@@ -193,8 +190,9 @@ class Learner:
                 if mb:
                     self._minibatch(mb, stats)
         out = {k: float(np.mean(v)) for k, v in stats.items()}
-        values = np.concatenate([self.targets[id(t)].values for t in turns]) if turns else []
-        returns = np.concatenate([self.targets[id(t)].returns for t in turns]) if turns else []
+        empty = np.zeros(0)
+        values = np.concatenate([self.targets[id(t)].values for t in turns]) if turns else empty
+        returns = np.concatenate([self.targets[id(t)].returns for t in turns]) if turns else empty
         if len(returns) > 1 and np.var(returns) > 0:
             out["explained_variance"] = float(1 - np.var(returns - values) / np.var(returns))
         return out
@@ -276,7 +274,7 @@ class Learner:
         optimizer state is touched.
         """
         out: dict[str, float] = {}
-        counts = Counter()
+        counts: Counter[str] = Counter()
         for t in turns:
             counts[t.role] += len(t.reply_ids)
         for r, x in D.token_shares(counts).items():
@@ -317,7 +315,7 @@ class Learner:
             if kls:
                 out[f"roles/{role}/kl_init"] = float(torch.cat(kls).mean())
             if params:
-                grads[role] = D.flat_grad(sum(losses.values()), params)
+                grads[role] = D.flat_grad(torch.stack(list(losses.values())).sum(), params)
                 if not self.shared and len(losses) >= 2:
                     agent_grads = [D.flat_grad(loss, params) for loss in losses.values()]
                     cos = D.mean_pairwise_cosine(agent_grads)

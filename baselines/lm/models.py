@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import torch
 from swarm_envs.baselines.lm.maths import entropy_from_logits, shift_targets, token_logprobs
@@ -38,6 +38,7 @@ class TokenBatch:
 
     @property
     def num_tokens(self) -> int:
+        """Generated tokens in the batch (those the losses count)."""
         return int(self.response_mask.sum())
 
 
@@ -57,7 +58,7 @@ def pack(
     return TokenBatch(ids, attn, resp)
 
 
-def _hidden_size(model: nn.Module) -> int:
+def _hidden_size(model: Any) -> int:
     config = model.config
     if hasattr(config, "get_text_config"):
         config = config.get_text_config()
@@ -90,7 +91,7 @@ class ActorCritic(nn.Module):
         adapter: str | None = None,
     ):
         super().__init__()
-        self.policy = policy
+        self.policy: Any = policy  # a transformers model, or a peft model on one
         self.value_backbone = value_backbone
         width = _hidden_size(value_backbone if value_backbone is not None else policy)
         self.value_head = nn.Linear(width, 1)
@@ -102,6 +103,7 @@ class ActorCritic(nn.Module):
 
     @property
     def value_kind(self) -> ValueKind:
+        """Where values come from: "head" (the policy's) or "model" (a separate backbone)."""
         return "head" if self.value_backbone is None else "model"
 
     def activate(self) -> None:

@@ -66,11 +66,11 @@ def plot_role_diagnostics(runs: Mapping[str, str | Path], out: str | Path) -> Pa
         ax.legend(fontsize=8)
     ax = axes.flat[5]
     for (label, rows), style in zip(data.items(), styles, strict=False):
-        x = [r["update"] for r in rows]
+        updates = [r["update"] for r in rows]
         per_role = sorted({k for r in rows for k in r if k.endswith("/reward")})
         for key in per_role or ["charts/episodic_return"]:
             name = key.split("/")[1] if per_role else "return"
-            ax.plot(x, [r.get(key, float("nan")) for r in rows], style, marker="o", ms=3,
+            ax.plot(updates, [r.get(key, float("nan")) for r in rows], style, marker="o", ms=3,
                     label=f"{label}: {name}")  # fmt: skip
     ax.set_title("reward per role" if per_role else "episodic return")
     ax.set_xlabel("update")

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from swarm_envs.actions import Action, Usage
 from swarm_envs.error import ConfigError
 
 if TYPE_CHECKING:
@@ -27,6 +29,13 @@ DEFAULT_SYSTEM_PROMPT = (
     "time. Every turn, call exactly one tool. The team's reward is the number of tests "
     "that pass when time runs out."
 )
+
+
+def default_system_prompt(role: str = "agent") -> str:
+    """The default system prompt of a role: the generic one, naming the role if it has one."""
+    return DEFAULT_SYSTEM_PROMPT + ("" if role == "agent" else f" Your role: {role}.")
+
+
 _TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 
 
@@ -76,7 +85,7 @@ def load_causal_lm(
 
     hf_logging.disable_progress_bar()
     p = check_model_path(path)
-    model = AutoModelForCausalLM.from_pretrained(
+    model: Any = AutoModelForCausalLM.from_pretrained(
         p, local_files_only=True, dtype=dtype or torch.float32
     )
     for module in model.modules():
@@ -121,6 +130,33 @@ def _first_json_call(text: str) -> dict[str, Any] | None:
                 return {"name": obj["name"], "arguments": args}
         start = text.find("{", start + 1)
     return None
+
+
+def decode_reply(tokenizer: PreTrainedTokenizerBase, ids: Sequence[int]) -> str:
+    """A reply's text: markup tokens such as <tool_call> kept, end-of-turn and padding not."""
+    drop = {tokenizer.eos_token_id, tokenizer.pad_token_id}
+    return str(tokenizer.decode([t for t in ids if t not in drop], skip_special_tokens=False))
+
+
+def take_turn(
+    conversation: Conversation,
+    tokenizer: PreTrainedTokenizerBase,
+    prompt: Sequence[int],
+    reply: Sequence[int],
+) -> tuple[Action, str, bool]:
+    """A generated reply as the env's action; (action, reply text, whether it had a call).
+
+    The reply joins the conversation. The action reports the real token counts (the
+    reply's and the prompt's) as a trusted caller's usage. A reply without a call goes
+    as its text: the env answers with an error observation that the agent reads next
+    turn, and it costs its tokens.
+    """
+    text = decode_reply(tokenizer, reply)
+    call, content = parse_tool_call(text)
+    conversation.reply(content, call)
+    usage = Usage(output_tokens=len(reply), input_tokens=len(prompt))
+    tool_call = {**call, "content": content} if call else text
+    return Action(tool_call=tool_call, usage=usage), text, call is not None
 
 
 # ---------------------------------------------------------------------------- conversations
@@ -203,7 +239,7 @@ def render(
     """Token ids of `system` + `messages` with the tools, ending with the assistant cue."""
     text = tokenizer.apply_chat_template(
         [{"role": "system", "content": system}, *messages],
-        tools=tools,
+        tools=[*tools],
         add_generation_prompt=True,
         tokenize=False,
     )

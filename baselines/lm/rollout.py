@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from swarm_envs.baselines.lm.engines import GenerationEngine
-from swarm_envs.baselines.lm.policy import Conversation, parse_tool_call
+from swarm_envs.baselines.lm.policy import Conversation, take_turn
+
+from swarm_envs.actions import Action
 
 
 @dataclass
@@ -54,24 +56,12 @@ class EpisodeRecord:
 
     @property
     def num_turns(self) -> int:
+        """Every agent's turns together."""
         return sum(len(v) for v in self.turns.values())
 
     def all_turns(self) -> list[Turn]:
+        """The turns of every agent, agent by agent, each in time order."""
         return [t for agent in sorted(self.turns) for t in self.turns[agent]]
-
-
-def assign_roles(agents: Sequence[str], roles: Mapping[str, int] | None) -> dict[str, str]:
-    """Agent -> role: the roles in order, each for as many agents as it counts.
-
-    `{"implementer": 3, "reviewer": 1}` makes agent_0..2 implementers and agent_3 the
-    reviewer; without roles every agent has the role `agent`.
-    """
-    if not roles:
-        return dict.fromkeys(agents, "agent")
-    order = [r for r, n in roles.items() for _ in range(n)]
-    if len(order) != len(agents):
-        raise ValueError(f"roles count {len(order)} agents, the env has {len(agents)}")
-    return dict(zip(agents, order, strict=True))
 
 
 @dataclass
@@ -94,9 +84,8 @@ class SwarmCollector:
         envs: PettingZoo parallel swarm environments (stepped side by side).
         engines: role -> the generation engine of that role's policy.
         tokenizer: the policies' tokenizer.
-        tools: the tool schemas given to the chat template.
+        tools: role -> the tool schemas given to the chat template (the role's whitelist).
         system_prompts: role -> system prompt.
-        roles: the `roles` mapping (or None: one role, `agent`).
         max_prompt_tokens: context budget of a prompt.
         max_observation_chars: longest observation kept in a conversation.
         version: callable giving the policy version that samples now (for staleness).
@@ -107,9 +96,8 @@ class SwarmCollector:
         envs: Sequence[Any],
         engines: Mapping[str, GenerationEngine],
         tokenizer: Any,
-        tools: list[dict],
+        tools: Mapping[str, list[dict]],
         system_prompts: Mapping[str, str],
-        roles: Mapping[str, int] | None = None,
         max_prompt_tokens: int = 4096,
         max_observation_chars: int = 4000,
         version: Callable[[], int] = lambda: 0,
@@ -119,7 +107,6 @@ class SwarmCollector:
         self.tokenizer = tokenizer
         self.tools = tools
         self.system_prompts = system_prompts
-        self.roles = dict(roles) if roles else None
         self.max_prompt_tokens = max_prompt_tokens
         self.max_observation_chars = max_observation_chars
         self.version = version
@@ -138,9 +125,7 @@ class SwarmCollector:
     def _start(self, env: Any, seed: int | None, time_cap: float | None) -> _Live:
         options = {"time_cap": time_cap} if time_cap is not None else None
         obs, infos = env.reset(seed=seed, options=options)
-        roles = {
-            a: infos[a].get("role") or r for a, r in assign_roles(env.agents, self.roles).items()
-        }
+        roles = {a: infos[a]["role"] for a in env.agents}  # the environment assigns them
         convs = {
             a: Conversation(
                 self.system_prompts[roles[a]],
@@ -163,15 +148,15 @@ class SwarmCollector:
                     conv = lv.convs[a]
                     if not conv.messages or conv.messages[-1]["role"] == "assistant":
                         conv.observe(lv.obs[a])
-                    requests.append((k, a, conv.prompt_ids(self.tokenizer, self.tools)))
+                    tools = self.tools[lv.roles[a]]
+                    requests.append((k, a, conv.prompt_ids(self.tokenizer, tools)))
             replies = self._generate(live, requests)
-            actions: list[dict[str, Any]] = [{} for _ in live]
+            actions: list[dict[str, Action]] = [{} for _ in live]
             version = self.version()
             for (k, a, prompt), gen in zip(requests, replies, strict=True):
                 lv = live[k]
-                text = self._decode(gen.token_ids)
-                call, content = parse_tool_call(text)
-                lv.convs[a].reply(content, call)
+                action, text, valid = take_turn(lv.convs[a], self.tokenizer, prompt, gen.token_ids)
+                actions[k][a] = action
                 turn = Turn(
                     agent=a,
                     role=lv.roles[a],
@@ -180,15 +165,11 @@ class SwarmCollector:
                     behaviour_logprobs=gen.logprobs,
                     policy_version=version,
                     time=float(lv.infos[a].get("time", 0.0)),
-                    valid=call is not None,
+                    valid=valid,
                     text=text,
                 )
                 lv.last[a] = turn
                 lv.turns[a].append(turn)
-                usage = {"output_tokens": len(gen.token_ids), "input_tokens": len(prompt)}
-                # A reply without a call goes as its text: the env answers with an error
-                # observation that the agent reads next turn (and it costs its tokens).
-                actions[k][a] = {**call, "usage": usage, "content": content} if call else text
             for k, lv in enumerate(live):
                 if records[k] is not None:
                     continue
@@ -201,12 +182,6 @@ class SwarmCollector:
                 if not lv.env.agents:
                     records[k] = self._finish(lv)
         return [r for r in records if r is not None]
-
-    def _decode(self, ids: list[int]) -> str:
-        # Markup tokens such as <tool_call> may be special tokens: keep them, drop only
-        # the end-of-turn and padding tokens.
-        drop = {self.tokenizer.eos_token_id, self.tokenizer.pad_token_id}
-        return self.tokenizer.decode([t for t in ids if t not in drop], skip_special_tokens=False)
 
     def _generate(self, live: list[_Live], requests: list) -> list:
         by_role: dict[str, list[int]] = {}
@@ -233,7 +208,7 @@ class SwarmCollector:
                     conv = lv.convs[a]
                     if conv.messages[-1]["role"] == "assistant":
                         conv.observe(lv.obs[a])
-                    final_prompts[a] = conv.prompt_ids(self.tokenizer, self.tools)
+                    final_prompts[a] = conv.prompt_ids(self.tokenizer, self.tools[lv.roles[a]])
         return EpisodeRecord(
             seed=lv.seed,
             turns=lv.turns,

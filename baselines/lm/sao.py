@@ -64,6 +64,7 @@ class StalenessGate:
             self._cond.notify_all()
 
     def close(self) -> None:
+        """Release every waiting worker: no more episodes start."""
         with self._cond:
             self.closed = True
             self._cond.notify_all()
@@ -78,6 +79,7 @@ class WeightStore:
         self._state: dict[str, dict[str, torch.Tensor]] = {}
 
     def publish(self, version: int, modules: Mapping[str, torch.nn.Module]) -> None:
+        """Store a copy of the modules' weights as version `version`."""
         state = {
             name: {k: v.detach().clone() for k, v in m.state_dict().items()}
             for name, m in modules.items()
@@ -122,6 +124,7 @@ class AsyncRollouts:
         self.error: BaseException | None = None
 
     def start(self) -> AsyncRollouts:
+        """Start the worker threads; returns self."""
         for t in self._threads:
             t.start()
         return self
@@ -141,7 +144,7 @@ class AsyncRollouts:
 
     def get(self, n: int, timeout: float | None = None) -> list[Any]:
         """The next `n` finished rollouts, in completion order."""
-        out = []
+        out: list[Any] = []
         while len(out) < n:
             item = self.results.get(timeout=timeout)
             if item is None and self.error is not None:
@@ -150,6 +153,7 @@ class AsyncRollouts:
         return out
 
     def close(self) -> None:
+        """Stop the workers (after the episodes they are running) and join them."""
         self.gate.close()
         for t in self._threads:
             t.join(timeout=60)

@@ -19,7 +19,9 @@ from typing import Any
 import numpy as np
 from swarm_envs.baselines.lm.engines import GenerationEngine
 from swarm_envs.baselines.lm.learner import Learner
-from swarm_envs.baselines.lm.rollout import EpisodeRecord, Turn, assign_roles
+from swarm_envs.baselines.lm.rollout import EpisodeRecord, Turn
+
+from swarm_envs.config import EnvConfig
 
 
 def text_reward(text: str, role: str) -> float:
@@ -53,8 +55,12 @@ def train_toy(
     role's policy; their rewards train the learner; diagnostics are taken first, as in
     the swarm trainer.
     """
-    agents = [f"agent_{i}" for i in range(sum(roles.values()) if roles else 1)]
-    role_of = assign_roles(agents, roles)
+    n = sum(roles.values()) if roles else 1
+    agents = [f"agent_{i}" for i in range(n)]
+    # The environment's own assignment of roles to agents (no environment runs here).
+    role_of = dict(
+        zip(agents, EnvConfig.build(num_agents=n, roles=roles).agent_roles(), strict=True)
+    )
     prompts = {r: prompt_ids(tokenizer, r) for r in set(role_of.values())}
     out = []
     sink = Path(metrics_path).open("w") if metrics_path else None

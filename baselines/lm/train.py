@@ -1,6 +1,6 @@
 """Train a language-model swarm with token-level PPO and SAO options.
 
-    python -m swarm_envs.baselines.lm.train --model PATH --task calc --num-agents 2
+    swarm-envs train --policy lm --model PATH --task calc --num-agents 2
 
 Reads top to bottom like CleanRL's `ppo.py`: the arguments, their checks, seeding, the
 policies (shared, or isolated per role, optionally LoRA), the rollouts (synchronous,
@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-import random
 import sys
 import time
 from collections.abc import Sequence
@@ -22,27 +20,39 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+from swarm_envs.baselines import runs
+from swarm_envs.baselines.runs import RunArgs
 
-from swarm_envs.config import TOOL_NAMES
-from swarm_envs.error import ConfigError
+from swarm_envs.config import EnvConfig, RoleCount
+from swarm_envs.error import ConfigError, Error, TrainingDiverged
+from swarm_envs.registration import gym_id
 
 
 @dataclass
-class Args:
-    """Token-level PPO for a swarm of language-model agents."""
+class Args(RunArgs):
+    """Token-level PPO for a swarm of language-model agents (options can come from --config)."""
 
+    policy: Literal["lm"] = "lm"
+    """the policy: lm (this trainer: language models on text mode) or menu (a small network)"""
     model: str = ""
     """local folder of a causal LM (config.json, weights, tokenizer with a chat template)"""
-    task: str = "calc"
-    """task name or id (see `swarm-envs list`)"""
+
+    # The options of every run (`RunArgs`), with this trainer's defaults.
+    exp_name: str = "lm"
+    seed: int = 0
     num_agents: int = 2
-    """agents per environment"""
-    roles: dict[str, int] = field(default_factory=dict)
-    """agents per role, e.g. implementer 3 reviewer 1 (empty: every agent is 'agent')"""
+    num_envs: int = 2
+    time_cap: float = 120.0
+    learning_rate: float = 1e-5
+    device: str = "auto"
+
+    # Roles and policies
+    roles: dict[str, RoleCount] = field(default_factory=dict)
+    """agents per role in agent order, e.g. implementer 3 reviewer 1 (one count may be fill)"""
     role_prompts: dict[str, str] = field(default_factory=dict)
     """system prompt per role (default: a generic engineer prompt naming the role)"""
     role_tools: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    """tool whitelist per role (e.g. reviewer: no write_file); needs an env with roles"""
+    """tool whitelist per role, e.g. reviewer read_file run_tests (wait, done: always allowed)"""
     policies: Literal["shared", "isolated"] = "shared"
     """one policy for every agent, or one per role sharing nothing"""
     lora: bool = False
@@ -53,22 +63,16 @@ class Args:
     """value estimate: a head on the policy, or a separate value model"""
     value_model: str | None = None
     """local folder of the value model's backbone (default: the policy's)"""
-    num_updates: int = 10
-    """updates to run"""
+
+    # Rollouts
     episodes_per_update: int = 2
     """episodes (rollouts) consumed per update; one rollout per prompt, no groups"""
-    num_envs: int = 2
-    """environments stepped side by side (their ready agents are generated in one batch)"""
     async_rollouts: bool = False
     """rollout workers keep sampling with a slightly stale policy while the learner updates"""
     rollout_workers: int = 1
     """worker threads in asynchronous mode"""
     max_staleness: int = 1
     """most updates between the sampling and the learning policy (paces the workers)"""
-    time_cap: float = 120.0
-    """virtual seconds per episode at the start of the curriculum"""
-    time_cap_end: float | None = None
-    """final time cap (grows linearly over training; None: constant)"""
     max_new_tokens: int = 64
     """longest reply per turn"""
     max_prompt_tokens: int = 2048
@@ -77,34 +81,16 @@ class Args:
     """sampling temperature"""
     engine: Literal["transformers", "vllm"] = "transformers"
     """generation engine (vllm: needs the package and a GPU)"""
-    learning_rate: float = 1e-5
-    """learning rate (AdamW)"""
-    anneal_lr: bool = False
-    """linear learning-rate decay to 0"""
-    update_epochs: int = 1
-    """passes over each batch"""
-    num_minibatches: int = 1
-    """optimizer steps per epoch"""
+
+    # Update
     micro_batch_turns: int = 8
     """turns per forward pass (gradient accumulation within a minibatch)"""
-    max_grad_norm: float = 1.0
-    """gradient clipping"""
-    gamma: float = 1.0
-    """discount per generated token (1: none; discounting punishes long replies)"""
-    gae_lambda: float = 1.0
-    """GAE lambda"""
     clip_mode: Literal["two_sided", "ppo"] = "two_sided"
     """SAO's strict two-sided token clipping, or PPO's one-sided clip"""
     eps_low: float = 0.2
     """the ratio's lower bound is 1 - eps_low"""
     eps_high: float = 0.2
     """the ratio's upper bound is 1 + eps_high"""
-    vf_coef: float = 0.5
-    """value-loss coefficient"""
-    ent_coef: float = 0.0
-    """entropy bonus"""
-    norm_adv: bool = False
-    """normalise advantages per micro-batch"""
     role_balanced: bool = False
     """remedy for a dominant role in a shared policy: every role weighs the same in the loss"""
     same_role_scaling: Literal["none", "agreement"] = "none"
@@ -113,76 +99,58 @@ class Args:
     """turns the diagnostics look at per update"""
     kl_reference: bool = True
     """keep a frozen copy of the initial policy for the KL diagnostic (LoRA: the base)"""
-    device: str = "auto"
-    """cpu, cuda, cuda:1, ... (auto: cuda if available)"""
     bf16: bool = False
     """bf16 autocast for forward passes and generation"""
     gradient_checkpointing: bool = False
     """recompute activations in the backward pass (less memory)"""
-    seed: int = 0
-    """seed of everything"""
-    threads: int | None = None
-    """torch CPU threads (None: torch's default)"""
-    exp_name: str = "lm"
-    """experiment name, part of the run name"""
-    runs_dir: str = "runs"
-    """where runs (TensorBoard, metrics, checkpoints) go"""
-    checkpoint_every: int = 1
-    """updates between checkpoints (0: only at the end)"""
-    resume: str | None = None
-    """a checkpoint.pt to resume from"""
     tensorboard: bool = True
     """write TensorBoard logs"""
     env_kwargs: dict[str, Any] = field(default_factory=dict)
-    """extra EnvConfig fields (Python API only)"""
+    """extra EnvConfig fields (Python API and config files)"""
+
+    @property
+    def env_id(self) -> str:
+        """The Gymnasium id of the task, e.g. `swarm/calc-v0`."""
+        from swarm_envs.task import get_task
+
+        return gym_id(get_task(self.task))
 
 
 # ---------------------------------------------------------------------------- checks
+
+
+def env_config(args: Args) -> dict[str, Any]:
+    """The options of the run's environments: `env_kwargs`, the cap, the roles."""
+    kw: dict[str, Any] = {**args.env_kwargs, "num_agents": args.num_agents}
+    kw["time_cap_s"] = args.time_cap
+    if args.roles:
+        kw["roles"] = dict(args.roles)
+    if args.role_tools:
+        kw["role_tools"] = {r: list(t) for r, t in args.role_tools.items()}
+    return kw
 
 
 def check(args: Args) -> Args:
     """Fail at start, naming the field, on anything that would fail later."""
     from swarm_envs.baselines.lm.policy import check_model_path
 
-    from swarm_envs.task import get_task
-
     if not args.model:
         raise ConfigError("model: required; give the local folder of a causal LM (--model PATH)")
     check_model_path(args.model, "model")
     if args.value_model is not None:
         check_model_path(args.value_model, "value_model")
-    get_task(args.task)  # UnknownTask names the task and the close matches
-    for name in ("num_agents", "num_updates", "episodes_per_update", "num_envs",
-                 "rollout_workers", "max_new_tokens", "max_prompt_tokens", "update_epochs",
-                 "num_minibatches", "micro_batch_turns", "diag_turns"):  # fmt: skip
-        if getattr(args, name) < 1:
-            raise ConfigError(f"{name}={getattr(args, name)!r}: expected >= 1")
-    if args.roles:
-        bad = {r: n for r, n in args.roles.items() if not isinstance(n, int) or n < 1}
-        if bad:
-            raise ConfigError(f"roles={args.roles!r}: every role needs >= 1 agent, got {bad}")
-        if sum(args.roles.values()) != args.num_agents:
-            raise ConfigError(
-                f"roles={args.roles!r}: they count {sum(args.roles.values())} agents but "
-                f"num_agents={args.num_agents}; make them agree"
-            )
-    known = set(args.roles) if args.roles else {"agent"}
-    for fname in ("role_prompts", "role_tools"):
-        unknown = sorted(set(getattr(args, fname)) - known)
-        if unknown:
-            raise ConfigError(
-                f"{fname}: unknown role {unknown[0]!r}; roles are {sorted(known)} (set them "
-                "with --roles)"
-            )
-    for role, tools in args.role_tools.items():
-        bad_tools = sorted(set(tools) - set(TOOL_NAMES))
-        if bad_tools:
-            raise ConfigError(
-                f"role_tools.{role}: unknown tool {bad_tools[0]!r}; tools are {list(TOOL_NAMES)}"
-            )
-    if args.role_tools and not _env_has_roles():
+    runs.check_run(
+        args,
+        positive=("episodes_per_update", "rollout_workers", "max_new_tokens",
+                  "max_prompt_tokens", "micro_batch_turns", "diag_turns", "lora_rank"),
+    )  # fmt: skip
+    # The environment checks the roles and the whitelists (its error names the field).
+    config = EnvConfig.build(**env_config(args))
+    unknown = sorted(set(args.role_prompts) - set(config.agent_roles()))
+    if unknown:
         raise ConfigError(
-            "role_tools: this version of the environment has no roles to enforce a whitelist"
+            f"role_prompts: unknown role {unknown[0]!r}; roles are "
+            f"{sorted(set(config.agent_roles()))} (set them with --roles)"
         )
     if args.episodes_per_update % args.num_envs:
         raise ConfigError(
@@ -198,6 +166,10 @@ def check(args: Args) -> Args:
         raise ConfigError(f"max_staleness={args.max_staleness}: expected >= 0")
     if not args.temperature > 0:
         raise ConfigError(f"temperature={args.temperature!r}: expected > 0 (sampling)")
+    if not 0 < args.eps_low < 1:
+        raise ConfigError(f"eps_low={args.eps_low!r}: expected a number in (0, 1)")
+    if not 0 < args.eps_high < float("inf"):
+        raise ConfigError(f"eps_high={args.eps_high!r}: expected a positive number")
     if args.policies == "isolated" and args.lora and args.value == "model":
         raise ConfigError(
             "value='model' with isolated LoRA policies: per-role adapters share one base; "
@@ -215,24 +187,11 @@ def check(args: Args) -> Args:
     return args
 
 
-def _env_has_roles() -> bool:
-    from swarm_envs.config import EnvConfig
-
-    return "roles" in EnvConfig.model_fields
-
-
 def system_prompt(role: str, args: Args) -> str:
     """The system prompt of a role: `role_prompts[role]`, or the default naming the role."""
-    from swarm_envs.baselines.lm.policy import DEFAULT_SYSTEM_PROMPT
+    from swarm_envs.baselines.lm.policy import default_system_prompt
 
-    if role in args.role_prompts:
-        return args.role_prompts[role]
-    return DEFAULT_SYSTEM_PROMPT + ("" if role == "agent" else f" Your role: {role}.")
-
-
-def run_name(args: Args) -> str:
-    """`{env_id}__{exp_name}__{seed}__{time}`, CleanRL's convention."""
-    return f"swarm_{args.task}__{args.exp_name}__{args.seed}__{int(time.time())}"
+    return args.role_prompts.get(role) or default_system_prompt(role)
 
 
 # ---------------------------------------------------------------------------- setup
@@ -256,21 +215,6 @@ class Setup:
     update: int = 0
     episodes: int = 0
     global_step: int = 0  # agent decisions (turns) so far
-
-
-def pick_device(name: str):
-    """The torch device for `name` ("auto": CUDA when present), or `ConfigError`."""
-    import torch
-
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    try:
-        device = torch.device(name)
-    except RuntimeError:
-        raise ConfigError(f"device={name!r}: expected cpu, cuda or cuda:N") from None
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise ConfigError(f"device={name!r}: no CUDA GPU here; use device='cpu'")
-    return device
 
 
 def build_actors(args: Args, device, roles: Sequence[str]):
@@ -349,19 +293,21 @@ def build(args: Args) -> Setup:
     import swarm_envs
 
     check(args)
-    random.seed(args.seed)
-    np.random.seed(args.seed)
-    torch.manual_seed(args.seed)
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    device = pick_device(args.device)
+    runs.seed_everything(args.seed, args.threads)
+    device = runs.pick_device(args.device)
     if args.bf16 and device.type == "cuda" and not torch.cuda.is_bf16_supported():
         raise ConfigError("bf16: this GPU does not support bfloat16; drop --bf16")
     tokenizer = load_tokenizer(args.model)
-    roles = list(args.roles) if args.roles else ["agent"]
-    tools = swarm_envs.tool_schemas()
+    config = EnvConfig.build(**env_config(args))
+    roles = list(dict.fromkeys(config.agent_roles()))
+    # Each role's prompt offers the tools it may call (its whitelist), as the env enforces.
+    tools = {
+        r: [t for t in swarm_envs.tool_schemas() if t["function"]["name"] in allowed]
+        for r in roles
+        if (allowed := set(config.allowed_tools(r)))
+    }
     for r in roles:
-        fixed = len(render(tokenizer, system_prompt(r, args), [], tools))
+        fixed = len(render(tokenizer, system_prompt(r, args), [], tools[r]))
         if fixed + 64 > args.max_prompt_tokens:
             raise ConfigError(
                 f"max_prompt_tokens={args.max_prompt_tokens}: the system prompt and tool "
@@ -383,29 +329,13 @@ def build(args: Args) -> Setup:
         autocast_dtype=torch.bfloat16 if args.bf16 else None,
     )  # fmt: skip
     learner = Learner(actors, optimizer, tokenizer.pad_token_id, settings, refs, seed=args.seed)
-    time_cap = swarm_envs.TimeCapSchedule(
-        kind="linear" if args.time_cap_end else "constant",
-        start=args.time_cap,
-        end=args.time_cap_end,
-        total_steps=max(total, 1),
-    )
-    env_kwargs = dict(args.env_kwargs)
-    if args.roles and _env_has_roles():
-        env_kwargs["roles"] = dict(args.roles)
-        if args.role_tools:
-            env_kwargs["role_tools"] = {r: list(t) for r, t in args.role_tools.items()}
-    envs = [
-        swarm_envs.parallel_env(
-            args.task, num_agents=args.num_agents, time_cap_s=args.time_cap, **env_kwargs
-        )
-        for _ in range(args.num_envs)
-    ]
+    time_cap = runs.time_cap_schedule(args)
+    envs = [swarm_envs.parallel_env(args.task, **env_config(args)) for _ in range(args.num_envs)]
     engines = make_engines(args, actors, tokenizer)
     setup = Setup(args, device, tokenizer, actors, refs, learner, scheduler, time_cap, envs,
                   engines, None)  # fmt: skip
     setup.collector = SwarmCollector(
-        envs, engines, tokenizer, tools,
-        {r: system_prompt(r, args) for r in roles}, roles=args.roles or None,
+        envs, engines, tokenizer, tools, {r: system_prompt(r, args) for r in roles},
         max_prompt_tokens=args.max_prompt_tokens, version=lambda: setup.update,
     )  # fmt: skip
     return setup
@@ -416,8 +346,6 @@ def build(args: Args) -> Setup:
 
 def checkpoint_state(setup: Setup) -> dict:
     """Everything that resuming needs: weights, optimizer, schedules, RNGs, counters."""
-    import torch
-
     unique = {id(a): (r, a) for r, a in setup.actors.items()}
     return {
         "args": asdict(setup.args),
@@ -427,13 +355,7 @@ def checkpoint_state(setup: Setup) -> dict:
         "time_cap": setup.time_cap.model_dump(),
         "collapse": setup.learner.collapse.state_dict(),
         "role_scale": dict(setup.learner.role_scale),
-        "rng": {
-            "python": random.getstate(),
-            "numpy": np.random.get_state(),
-            "learner": setup.learner.rng.bit_generator.state,
-            "torch": torch.get_rng_state(),
-            "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None,
-        },
+        "rng": runs.rng_state(setup.learner.rng),
         "update": setup.update,
         "episodes": setup.episodes,
         "global_step": setup.global_step,
@@ -442,12 +364,7 @@ def checkpoint_state(setup: Setup) -> dict:
 
 def save_checkpoint(setup: Setup, path: Path) -> Path:
     """Write the checkpoint atomically (a crash mid-write keeps the previous one)."""
-    import torch
-
-    tmp = path.with_suffix(".tmp")
-    torch.save(checkpoint_state(setup), tmp)
-    os.replace(tmp, path)
-    return path
+    return runs.save_checkpoint(path, checkpoint_state(setup))
 
 
 def load_checkpoint(setup: Setup, path: str | Path) -> None:
@@ -468,13 +385,7 @@ def load_checkpoint(setup: Setup, path: str | Path) -> None:
     setup.time_cap.step = state["time_cap"]["step"]
     setup.learner.collapse.load_state_dict(state["collapse"])
     setup.learner.role_scale.update(state["role_scale"])
-    rng = state["rng"]
-    random.setstate(rng["python"])
-    np.random.set_state(rng["numpy"])
-    setup.learner.rng.bit_generator.state = rng["learner"]
-    torch.set_rng_state(rng["torch"].cpu())
-    if rng["cuda"] is not None and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(rng["cuda"])
+    runs.set_rng_state(state["rng"], setup.learner.rng)
     setup.update, setup.episodes = state["update"], state["episodes"]
     setup.global_step = state["global_step"]
     sync_engines(setup)
@@ -498,7 +409,7 @@ def train(args: Args, *, log: Any = print) -> dict[str, Any]:
         load_checkpoint(setup, args.resume)
         run_dir = Path(args.resume).parent
     else:
-        run_dir = Path(args.runs_dir) / run_name(args)
+        run_dir = Path(args.runs_dir) / runs.run_name(args.env_id, args.exp_name, args.seed)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "args.json").write_text(json.dumps(asdict(args), indent=2, default=str))
     writer = None
@@ -510,6 +421,7 @@ def train(args: Args, *, log: Any = print) -> dict[str, Any]:
     ckpt = run_dir / "checkpoint.pt"
     async_rollouts = AsyncCollection(setup).start() if args.async_rollouts else None
     last: dict[str, float] = {}
+    saved = setup.update if args.resume else None  # the update of the last good checkpoint
     t_start = time.perf_counter()
     try:
         while setup.update < args.num_updates:
@@ -526,7 +438,11 @@ def train(args: Args, *, log: Any = print) -> dict[str, Any]:
             ep_return = float(np.mean([r.episode_return for r in records]))
             diag = setup.learner.diagnose(turns, ep_return, args.diag_turns)
             t1 = time.perf_counter()
-            stats = setup.learner.update(turns)
+            try:
+                stats = setup.learner.update(turns)
+            except TrainingDiverged as e:
+                update = setup.update + 1
+                raise runs.diverged(e, update, ckpt, saved, args.learning_rate) from None
             t_update = time.perf_counter() - t1
             setup.scheduler.step()
             setup.update += 1
@@ -564,6 +480,7 @@ def train(args: Args, *, log: Any = print) -> dict[str, Any]:
             )
             if args.checkpoint_every and setup.update % args.checkpoint_every == 0:
                 save_checkpoint(setup, ckpt)
+                saved = setup.update
     finally:
         if async_rollouts is not None:
             async_rollouts.close()
@@ -588,26 +505,27 @@ def _staleness(turns, version: int) -> dict[str, float]:
     return {"sao/staleness_mean": float(np.mean(lags)), "sao/staleness_max": float(max(lags))}
 
 
+def parse_args(argv: Sequence[str] | None = None) -> Args:
+    """`Args` from the command line: a --config file first, then the flags over it."""
+    return runs.parse_args(
+        Args,
+        argv,
+        prog="swarm-envs train --policy lm",
+        description="Token-level PPO (SAO options) for a swarm of language-model agents; "
+        "see docs/training-lm.md. For menu mode: swarm-envs train --help.",
+        default=Args(),
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point (`--help` lists every option)."""
-    import tyro
-
-    from swarm_envs.error import Error
-
-    argv = list(sys.argv[1:] if argv is None else argv)
-    # `swarm-envs train --policy lm ...` hands its options over with the selector in them.
-    if "--policy" in argv:
-        k = argv.index("--policy")
-        if argv[k + 1 : k + 2] != ["lm"]:
-            print("swarm-envs train: this trainer is --policy lm", file=sys.stderr)
-            return 2
-        del argv[k : k + 2]
-    args = tyro.cli(Args, args=argv, description=__doc__)
     try:
-        summary = train(args)
+        summary = train(parse_args(argv))
     except Error as e:
-        print(f"swarm-envs train: {e}", file=sys.stderr)
+        print(f"swarm-envs train: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        return 130
     m = summary["metrics"]
     print(
         f"done: {summary['updates']} updates in {summary['seconds']:.0f}s; "

@@ -55,7 +55,9 @@ def _box(observation) -> np.ndarray:
 
 
 @torch.no_grad()
-def collect(envs: Sequence, policy, seeds: Sequence[int], device: str = "cpu") -> Rollouts:
+def collect(
+    envs: Sequence, policy, seeds: Sequence[int], device: str | torch.device = "cpu"
+) -> Rollouts:
     """One episode in each of `envs` (menu-mode parallel envs), reset with `seeds`."""
     n_env = len(envs)
     obs: list[dict] = []
@@ -133,7 +135,9 @@ def bootstrap_values(final: list[dict], agents: list[list[str]], policy, device)
 def _assemble(envs, agents, seqs, step_rewards, final, policy, device) -> Rollouts:
     boot = bootstrap_values(final, agents, policy, device)
     cols: dict[str, list] = {k: [] for k in ("obs", "masks", "actions", "logprobs", "values")}
-    rewards, next_values, continues = [], [], []
+    rewards: list[float] = []
+    next_values: list[float] = []
+    continues: list[float] = []
     episodes = []
     for e, env in enumerate(envs):
         r = np.asarray(step_rewards[e], dtype=np.float64)

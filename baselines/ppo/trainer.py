@@ -18,10 +18,6 @@ Run: `swarm-envs train --task calc --num-agents 4` (or `--config run.toml`); see
 from __future__ import annotations
 
 import dataclasses
-import difflib
-import math
-import os
-import random
 import sys
 import time
 from collections.abc import Sequence
@@ -31,23 +27,18 @@ from typing import Any, Literal
 
 import numpy as np
 import torch
+from swarm_envs.baselines import runs
 from swarm_envs.baselines.ppo import maths
 from swarm_envs.baselines.ppo.policy import MenuPolicy
 from swarm_envs.baselines.ppo.rollout import Rollouts, collect
+from swarm_envs.baselines.runs import RunArgs
 from torch import nn, optim
 
-from swarm_envs.error import ConfigError, Error
+from swarm_envs.error import ConfigError, Error, TrainingDiverged
 from swarm_envs.menu import MenuConfig
+from swarm_envs.registration import menu_gym_id
 from swarm_envs.schedule import TimeCapSchedule
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
-
-class TrainingDiverged(Error):
-    """A loss became NaN or infinite: training stopped, the last good checkpoint is kept."""
+from swarm_envs.task import get_task
 
 
 def _default_move_tokens() -> dict[str, int]:
@@ -55,92 +46,54 @@ def _default_move_tokens() -> dict[str, int]:
 
 
 @dataclass
-class Args:
+class Args(RunArgs):
     """Shared-policy PPO on a menu-mode swarm (every option can also come from --config)."""
 
+    policy: Literal["menu"] = "menu"
+    """the policy: menu (this trainer: a small network on menu mode) or lm (language models)"""
+
+    # The options of every run (`RunArgs`), with this trainer's defaults.
     exp_name: str = "ppo"
-    """the name of this experiment (part of the run name)"""
-    seed: int = 1
-    """seed of the experiment: policy, sampling, minibatches and episode seeds"""
+    threads: int | None = 1
+    num_agents: int = 4
+    num_envs: int = 16
+    num_updates: int = 100
+    learning_rate: float = 3e-3
+    anneal_lr: bool = True
+    update_epochs: int = 8
+    num_minibatches: int = 4
+    norm_adv: bool = True
+    ent_coef: float = 0.005
+    max_grad_norm: float = 0.5
+    checkpoint_every: int = 10
+
     torch_deterministic: bool = True
     """use deterministic torch algorithms (a resumed run then matches bit for bit)"""
-    threads: int = 1
-    """torch CPU threads (1 leaves the other cores to the sandboxes and is reproducible)"""
-    device: str = "cpu"
-    """torch device of the policy"""
-    config: str | None = None
-    """a TOML file of these options (flags given as well override it)"""
 
-    # Environment
-    task: str = "calc"
-    """the task (a bundled name such as calc or jsonkit, or a task folder)"""
-    num_agents: int = 4
-    """agents in each swarm; all share one policy"""
+    # Menu mode
     max_units: int = 128
     """unit slots of the menu (observation and action size do not depend on the task)"""
     n_wrong: int = 3
     """wrong candidate implementations per unit"""
     move_tokens: dict[str, int] = field(default_factory=_default_move_tokens)
     """thinking tokens of each move kind (claim, apply, run_tests, wait, done)"""
-    time_cap: float = 30.0
-    """time cap of every rollout at the start of training (virtual seconds)"""
-    time_cap_end: float | None = None
-    """final time cap of the curriculum (none: the cap stays constant)"""
-    time_cap_kind: Literal["constant", "linear", "geometric", "step"] = "constant"
-    """how the cap grows from time_cap to time_cap_end (swarm_envs.TimeCapSchedule)"""
-    time_cap_updates: int = 1
-    """updates over which the cap reaches time_cap_end"""
 
-    # Algorithm
-    num_updates: int = 100
-    """policy updates; each collects num_envs whole rollouts"""
-    num_envs: int = 16
-    """rollouts collected side by side per update"""
-    learning_rate: float = 3e-3
-    """the learning rate of the optimizer"""
-    anneal_lr: bool = True
-    """anneal the learning rate linearly to 0 over the updates"""
-    gamma: float = 1.0
-    """discount per decision (1: no penalty for long reasoning; see docs/training.md)"""
-    gae_lambda: float = 1.0
-    """the lambda of generalized advantage estimation"""
-    num_minibatches: int = 4
-    """minibatches per epoch (the batch is every decision of the update's rollouts)"""
-    update_epochs: int = 8
-    """epochs over the batch per update"""
-    norm_adv: bool = True
-    """normalise advantages within each minibatch"""
+    # PPO
     clip_coef: float = 0.2
     """the surrogate clipping coefficient"""
     clip_vloss: bool = True
     """clip the value loss as in the PPO paper"""
-    ent_coef: float = 0.005
-    """coefficient of the entropy bonus"""
-    vf_coef: float = 0.5
-    """coefficient of the value loss"""
-    max_grad_norm: float = 0.5
-    """the maximum norm of the gradient"""
     target_kl: float | None = None
     """stop the epochs of an update early when the approximate KL exceeds this"""
     hidden: int = 128
     """width of the actor and critic MLPs"""
-
-    # Runs
-    runs_dir: str = "runs"
-    """where runs (TensorBoard logs and checkpoints) are written"""
-    checkpoint_every: int = 10
-    """save a checkpoint every this many updates (and at the end)"""
-    resume: str | None = None
-    """a checkpoint to resume from (continues its run up to num_updates)"""
     progress: bool = True
     """show a progress bar"""
 
     @property
     def env_id(self) -> str:
-        from swarm_envs.task import get_task
-
-        task = get_task(self.task)
-        return f"swarm/{task.name}-menu-v{task.manifest.version}"
+        """The Gymnasium id of the task in menu mode, e.g. `swarm/calc-menu-v0`."""
+        return menu_gym_id(get_task(self.task))
 
 
 # ---------------------------------------------------------------------------- configuration
@@ -148,93 +101,31 @@ class Args:
 
 def load_config(path: str | Path, base: Args | None = None) -> Args:
     """Options from a TOML file (top-level keys named like the fields of `Args`)."""
-    p = Path(path)
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"config={str(p)!r}: no such file") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"config={str(p)!r}: not valid TOML: {e}") from None
-    names = {f.name for f in dataclasses.fields(Args)}
-    data = {k.replace("-", "_"): v for k, v in data.items()}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        hints = [difflib.get_close_matches(k, names, n=1) for k in unknown]
-        said = ", ".join(
-            f"{k!r}" + (f" (did you mean {h[0]!r}?)" if h else "")
-            for k, h in zip(unknown, hints, strict=True)
-        )
-        raise ConfigError(
-            f"{p}: unknown option {said}; options are the flags of `swarm-envs train --help`"
-        )
-    return dataclasses.replace(base or Args(), **data, config=str(p))
+    return runs.load_config(path, Args, base)
 
 
 def check_args(args: Args) -> TimeCapSchedule:
     """Fail at start, naming the field, on an inconsistent configuration; returns the schedule."""
-    from swarm_envs.error import UnknownTask
-    from swarm_envs.task import get_task
-
-    try:
-        task = get_task(args.task)
-    except UnknownTask as e:
-        raise ConfigError(f"task={args.task!r}: {e}") from None
+    task, schedule = runs.check_run(args, positive=("hidden",))
     if not task.units:
         raise ConfigError(
             f"task={args.task!r}: the trainer uses mode='menu', which needs a task with units"
         )
     if len(task.units) > args.max_units:
         raise ConfigError(f"max_units={args.max_units}: task {task.id} has {len(task.units)} units")
-    positive = (
-        "num_agents",
-        "num_updates",
-        "num_envs",
-        "num_minibatches",
-        "update_epochs",
-        "checkpoint_every",
-        "hidden",
-        "threads",
-        "time_cap_updates",
-    )
-    for name in positive:
-        if getattr(args, name) < 1:
-            raise ConfigError(f"{name}={getattr(args, name)!r}: expected a positive integer")
     if args.num_minibatches > args.num_envs * args.num_agents:
         raise ConfigError(
             f"num_minibatches={args.num_minibatches}: a batch can be as small as num_envs x "
             f"num_agents = {args.num_envs * args.num_agents} decisions (every agent decides at "
             "least once per rollout); use fewer minibatches or more num_envs"
         )
-    for name, lo, hi in (("gamma", 0.0, 1.0), ("gae_lambda", 0.0, 1.0)):
-        v = getattr(args, name)
-        if not (lo < v <= hi if name == "gamma" else lo <= v <= hi):
-            raise ConfigError(
-                f"{name}={v!r}: expected a number in {'(0, 1]' if name == 'gamma' else '[0, 1]'}"
-            )
-    for name in ("learning_rate", "clip_coef", "max_grad_norm"):
-        v = getattr(args, name)
-        if not (v > 0 and math.isfinite(v)):
-            raise ConfigError(f"{name}={v!r}: expected a positive finite number")
-    if args.resume is not None and not Path(args.resume).is_file():
-        raise ConfigError(f"resume={args.resume!r}: no such checkpoint file")
-    if args.device != "cpu" and not args.device.startswith("cuda"):
-        raise ConfigError(f"device={args.device!r}: expected 'cpu' or 'cuda[:N]'")
+    if not (args.clip_coef > 0 and np.isfinite(args.clip_coef)):
+        raise ConfigError(f"clip_coef={args.clip_coef!r}: expected a positive finite number")
     try:
         MenuConfig(max_units=args.max_units, n_wrong=args.n_wrong, move_tokens=args.move_tokens)
     except Exception as e:
         raise ConfigError(f"move_tokens / n_wrong / max_units: {e}") from None
-    return time_cap_schedule(args)
-
-
-def time_cap_schedule(args: Args) -> TimeCapSchedule:
-    """The curriculum of the time cap, from the arguments."""
-    kind = args.time_cap_kind if args.time_cap_end is not None else "constant"
-    try:
-        return TimeCapSchedule(
-            kind=kind, start=args.time_cap, end=args.time_cap_end, total_steps=args.time_cap_updates
-        )
-    except Exception as e:
-        raise ConfigError(f"time_cap / time_cap_end / time_cap_kind: {e}") from None
+    return schedule
 
 
 def make_envs(args: Args) -> list:
@@ -261,7 +152,7 @@ def episode_seeds(args: Args, update: int) -> list[int]:
 
 
 def evaluate(
-    policy: nn.Module, envs: Sequence, seeds: Sequence[int], device: str = "cpu"
+    policy: MenuPolicy, envs: Sequence, seeds: Sequence[int], device: str | torch.device = "cpu"
 ) -> list[dict]:
     """The episodes of `policy` (sampling, as in training) from `seeds`, len(envs) at a time."""
     episodes: list[dict] = []
@@ -271,46 +162,22 @@ def evaluate(
     return episodes
 
 
-# ---------------------------------------------------------------------------- checkpoints
-
-
-def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
-    """Write atomically: a crash while saving never replaces the last good checkpoint."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    torch.save(state, tmp)
-    os.replace(tmp, path)
-
-
-def _rng_state(np_rng: np.random.Generator) -> dict[str, Any]:
-    return {
-        "python": random.getstate(),
-        "numpy": np_rng.bit_generator.state,
-        "torch": torch.get_rng_state(),
-    }
-
-
-def _set_rng_state(state: dict[str, Any], np_rng: np.random.Generator) -> None:
-    random.setstate(state["python"])
-    np_rng.bit_generator.state = state["numpy"]
-    torch.set_rng_state(state["torch"])
-
-
 # ---------------------------------------------------------------------------- update
 
 
 def ppo_update(
-    policy: nn.Module,
+    policy: MenuPolicy,
     optimizer: optim.Optimizer,
     batch: Rollouts,
     args: Args,
     np_rng: np.random.Generator,
+    device: torch.device | str = "cpu",
 ) -> dict[str, float]:
     """Advantages, then `update_epochs` epochs of clipped PPO over minibatches; the losses."""
     advantages, returns = maths.gae(
         batch.rewards, batch.values, batch.next_values, batch.continues, args.gamma, args.gae_lambda
     )
-    dev = args.device
+    dev = device
     b_obs = torch.as_tensor(batch.obs, device=dev)
     b_masks = torch.as_tensor(batch.masks, device=dev)
     b_actions = torch.as_tensor(batch.actions, device=dev)
@@ -401,37 +268,32 @@ def train(args: Args) -> Summary:
     if resumed is not None:
         run_name = resumed["run_name"]
     else:
-        run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
+        run_name = runs.run_name(args.env_id, args.exp_name, args.seed)
     run_dir = Path(args.runs_dir) / run_name
     ckpt_path = run_dir / "checkpoint.pt"
 
     # Seeding
-    random.seed(args.seed)
-    np.random.seed(args.seed)
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
-    torch.use_deterministic_algorithms(args.torch_deterministic)
+    runs.seed_everything(args.seed, args.threads, args.torch_deterministic)
     np_rng = np.random.default_rng(args.seed)
+    device = runs.pick_device(args.device)
 
     # Env setup
     envs = make_envs(args)
     layout = envs[0].layout
 
     # Policy
-    policy = MenuPolicy(layout.obs_size, layout.n_moves, args.hidden).to(args.device)
+    policy = MenuPolicy(layout.obs_size, layout.n_moves, args.hidden).to(device)
     optimizer = optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
     start, global_step, history = 1, 0, []
+    saved: int | None = None  # the update of the last good checkpoint
     if resumed is not None:
         policy.load_state_dict(resumed["policy"])
         optimizer.load_state_dict(resumed["optimizer"])
         optimizer.param_groups[0]["lr"] = args.learning_rate  # a resumed run may lower it
         schedule = TimeCapSchedule.model_validate(resumed["schedule"])
-        _set_rng_state(resumed["rng"], np_rng)
-        start, global_step, history = (
-            resumed["update"] + 1,
-            resumed["global_step"],
-            resumed["history"],
-        )
+        runs.set_rng_state(resumed["rng"], np_rng)
+        saved, global_step, history = resumed["update"], resumed["global_step"], resumed["history"]
+        start = saved + 1
 
     writer = SummaryWriter(str(run_dir))
     if resumed is None:
@@ -443,7 +305,7 @@ def train(args: Args) -> Summary:
             "policy": policy.state_dict(),
             "optimizer": optimizer.state_dict(),
             "schedule": schedule.model_dump(),
-            "rng": _rng_state(np_rng),
+            "rng": runs.rng_state(np_rng),
             "update": update,
             "global_step": global_step,
             "history": history,
@@ -472,25 +334,16 @@ def train(args: Args) -> Summary:
 
                 # Rollout
                 t_roll = time.perf_counter()
-                batch = collect(envs, policy, episode_seeds(args, update), args.device)
+                batch = collect(envs, policy, episode_seeds(args, update), device)
                 t_roll = time.perf_counter() - t_roll
                 global_step += len(batch)
 
                 # Advantages and update
                 t_upd = time.perf_counter()
                 try:
-                    stats = ppo_update(policy, optimizer, batch, args, np_rng)
+                    stats = ppo_update(policy, optimizer, batch, args, np_rng, device)
                 except TrainingDiverged as e:
-                    last = (
-                        f"{ckpt_path} (update {history[-1]['update']})"
-                        if ckpt_path.exists() and history
-                        else "none yet"
-                    )
-                    raise TrainingDiverged(
-                        f"update {update}: {e}; training stopped. The last good checkpoint is "
-                        f"{last}; resume from it with a smaller learning_rate "
-                        f"(now {args.learning_rate:g})"
-                    ) from None
+                    raise runs.diverged(e, update, ckpt_path, saved, args.learning_rate) from None
                 t_upd = time.perf_counter() - t_upd
                 schedule.advance()
 
@@ -522,8 +375,10 @@ def train(args: Args) -> Summary:
                 history.append(row)
                 progress.update(bar, completed=update, ret=row["charts/episodic_return"], cap=cap)
 
-                if update % args.checkpoint_every == 0 or update == args.num_updates:
-                    save_checkpoint(ckpt_path, state(update))
+                every = args.checkpoint_every
+                if (every and update % every == 0) or update == args.num_updates:
+                    runs.save_checkpoint(ckpt_path, state(update))
+                    saved = update
     finally:
         writer.close()
         for env in envs:
@@ -549,21 +404,13 @@ def _progress(args: Args, start: int):
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
     """`Args` from the command line: a --config file first, then the flags over it."""
-    import argparse
-
-    import tyro
-
-    argv = list(sys.argv[1:] if argv is None else argv)
-    pre = argparse.ArgumentParser(add_help=False)
-    pre.add_argument("--config")
-    known, _ = pre.parse_known_args(argv)
-    default = load_config(known.config) if known.config else Args()
-    return tyro.cli(
+    return runs.parse_args(
         Args,
-        default=default,
-        args=argv,
+        argv,
         prog="swarm-envs train",
-        description="Shared-policy PPO on a menu-mode swarm (CPU-sized; see docs/training.md).",
+        description="Shared-policy PPO on a menu-mode swarm (CPU-sized; see docs/training.md). "
+        "For language-model policies: swarm-envs train --policy lm --help.",
+        default=Args(),
     )
 
 
