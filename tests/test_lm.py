@@ -15,10 +15,11 @@ from swarm_envs.baselines.lm.policy import (
     parse_tool_call,
     render,
 )
-from swarm_envs.baselines.lm.rollout import SwarmCollector, assign_roles
+from swarm_envs.baselines.lm.rollout import SwarmCollector
 from swarm_envs.baselines.lm.tiny import build_tiny_model
 
 import swarm_envs
+from swarm_envs.actions import estimate_tokens
 from swarm_envs.error import ConfigError
 
 TOOLS = swarm_envs.tool_schemas()
@@ -209,7 +210,7 @@ def test_swarm_turns_carry_real_token_usage(tiny, tok, tmp_path):
         max_new_tokens=20, temperature=0.2,
     )  # fmt: skip
     collector = SwarmCollector(
-        [env], {"agent": engine}, tok, TOOLS, {"agent": DEFAULT_SYSTEM_PROMPT}
+        [env], {"agent": engine}, tok, {"agent": TOOLS}, {"agent": DEFAULT_SYSTEM_PROMPT}
     )
     try:
         (rec,) = collector.collect([0])
@@ -237,9 +238,38 @@ def test_swarm_turns_carry_real_token_usage(tiny, tok, tmp_path):
     assert sum(t.valid for t in rec.all_turns()) >= 1
 
 
-def test_assign_roles():
-    agents = [f"agent_{i}" for i in range(4)]
-    assert assign_roles(agents, {"implementer": 3, "reviewer": 1})["agent_3"] == "reviewer"
-    assert set(assign_roles(agents, None).values()) == {"agent"}
-    with pytest.raises(ValueError, match="roles count"):
-        assign_roles(agents, {"implementer": 2})
+def test_the_lm_policy_is_an_agent_that_swarm_envs_rollout_drives(tiny, tok):
+    """The protocol adapter: concurrent acts meet in one batch; meta has what PPO needs."""
+    from swarm_envs.baselines.lm.agent import BatchedGeneration, LMAgent
+
+    torch.manual_seed(0)
+    engine = TransformersEngine(
+        load_causal_lm(tiny), eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
+        max_new_tokens=6,
+    )  # fmt: skip
+    batch = BatchedGeneration(engine)
+    env = swarm_envs.parallel_env(
+        "calc", num_agents=3, time_cap_s=4.0, roles={"implementer": 2, "reviewer": 1},
+        role_tools={"reviewer": ["read_file", "post"]},
+    )  # fmt: skip
+    agents = [LMAgent(batch, tok, system_prompts={"reviewer": "You review."}) for _ in range(3)]
+    try:
+        trajectory = swarm_envs.rollout(env, agents, seed=0)
+    finally:
+        env.close()
+    assert batch.batches[0] == 3  # every agent ready at t=0: one generate call for all
+    assert sum(batch.batches) == sum(len(a.decisions) for a in trajectory.agents)
+    assert [a.role for a in trajectory.agents] == ["implementer", "implementer", "reviewer"]
+    reviewer_tools = [t["function"]["name"] for t in agents[2]._tools]
+    assert reviewer_tools == ["read_file", "post", "wait", "done"]
+    for agent in trajectory.agents:
+        for d in agent.decisions:
+            m = d.meta
+            assert len(m["reply_ids"]) == len(m["logprobs"]) >= 1
+            assert all(lp <= 0 for lp in m["logprobs"]) and m["role"] == agent.role
+            # The env charged the real tokens (the reply's and the prompt's), the reply's
+            # never below the estimate from its text.
+            reply, prompt = len(m["reply_ids"]), len(m["prompt_ids"])
+            assert reply + prompt <= d.tokens
+            assert d.tokens <= prompt + max(reply, estimate_tokens(len(m["text"])))
+    assert "You review." in tok.decode(trajectory.agents[2].decisions[0].meta["prompt_ids"])
