@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from swarm_envs.error import Error
+from swarm_envs.error import ConfigError, Error
 from swarm_envs.task import SUITES
 
 console = Console()
@@ -255,6 +255,39 @@ def cmd_generate(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- main
 
 
+# ---------------------------------------------------------------------------- train
+
+#: `swarm-envs train --policy NAME`: the trainer of each policy
+TRAINERS = {"menu": "swarm_envs.baselines.ppo", "lm": "swarm_envs.baselines.lm.train"}
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """Train: PPO on menu mode (default), or language models with `--policy lm`.
+
+    Each trainer parses its own options (a dataclass, with tyro), `--policy` included.
+    """
+    import importlib
+
+    options = list(args.options)
+    policy = "menu"
+    for k, opt in enumerate(options):
+        if opt == "--policy" or opt.startswith("--policy="):
+            policy = opt.partition("=")[2] if "=" in opt else (options[k + 1 : k + 2] or [""])[0]
+            break
+    if policy not in TRAINERS:
+        raise ConfigError(f"--policy {policy!r}: expected one of {', '.join(TRAINERS)}")
+    try:
+        trainer = importlib.import_module(TRAINERS[policy])
+    except ModuleNotFoundError as e:
+        if e.name is None or e.name.split(".")[0] not in ("torch", "tyro", "transformers"):
+            raise
+        raise ConfigError(
+            f"swarm-envs train needs the train extra ({e.name} is missing): "
+            "pip install 'swarm-envs[train]'"
+        ) from None
+    return int(trainer.main(options))
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `swarm-envs`."""
     parser = argparse.ArgumentParser(
@@ -342,15 +375,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="a recording made with `run --record` or record_path=...")
     p.set_defaults(func=cmd_replay)
 
-    def cmd_train(args: argparse.Namespace) -> int:
-        """Train with PPO; the trainer parses its own options (a dataclass, with tyro)."""
-        from swarm_envs.baselines.ppo import main as train_main
-
-        return train_main(args.options)
-
     p = sub.add_parser(
         "train",
-        help="train a shared policy with PPO on a menu-mode swarm (see `train --help`)",
+        help="train a swarm's policy with PPO: menu mode (default) or --policy lm "
+        "(see `train --help`, `train --policy lm --help`)",
         add_help=False,
         prefix_chars="\0",
     )
