@@ -252,13 +252,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
-# ---------------------------------------------------------------------------- main
-
-
 # ---------------------------------------------------------------------------- train
 
 #: `swarm-envs train --policy NAME`: the trainer of each policy
 TRAINERS = {"menu": "swarm_envs.baselines.ppo", "lm": "swarm_envs.baselines.lm.train"}
+_TRAIN_EXTRA = ("torch", "tyro", "tensorboard", "transformers", "tokenizers", "peft")
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -279,13 +277,16 @@ def cmd_train(args: argparse.Namespace) -> int:
     try:
         trainer = importlib.import_module(TRAINERS[policy])
     except ModuleNotFoundError as e:
-        if e.name is None or e.name.split(".")[0] not in ("torch", "tyro", "transformers"):
+        if e.name is None or e.name.split(".")[0] not in _TRAIN_EXTRA:
             raise
         raise ConfigError(
             f"swarm-envs train needs the train extra ({e.name} is missing): "
             "pip install 'swarm-envs[train]'"
         ) from None
     return int(trainer.main(options))
+
+
+# ---------------------------------------------------------------------------- main
 
 
 def build_parser() -> argparse.ArgumentParser:
