@@ -9,6 +9,9 @@ project) and one of at least 1,000 tests, on the reference solution in a local s
   (c) an evaluation after an edit inside one function of one module, both picked at
       random (seeded) for each run: what an agent's fix looks like.
 
+A last line times an evaluation in which one test hangs: the fast scorer charges that test
+its per-test timeout (`--hang-timeout`) and still runs the others.
+
 The naive baseline is what SWE-style environments do: copy the project into a fresh
 directory and run `python -m pytest` in a fresh subprocess after each edit. It is measured
 twice: as is (`naive`: every installed pytest plugin loads, as in any real environment)
@@ -17,6 +20,7 @@ column is our own naive scorer kind (the same, inside the sandbox, with per-test
 outcomes). Medians over `--repeats` runs; ratios are naive / fast.
 
     python benchmarks/bench_scoring.py [--repeats 7] [--min-tests 200] [--large 1000]
+                                       [--hang-timeout 1.0]
 """
 
 from __future__ import annotations
@@ -167,7 +171,7 @@ def bench(task: Task, origin: str, repeats: int, seed: int) -> dict[str, object]
         t0 = time.perf_counter()
         first = fast.evaluate()
         startup = time.perf_counter() - t0
-        files = fast._snap.take()
+        files = fast.take_snapshot()
         init, modules = package_init(files), editable_modules(sb.root, files)
         rng = random.Random(seed)
         full, unchanged, one = [], [], []
@@ -213,12 +217,54 @@ def bench(task: Task, origin: str, repeats: int, seed: int) -> dict[str, object]
     }
 
 
+def bench_hang(tmp: Path, test_timeout_s: float) -> tuple[float, int, int]:
+    """(seconds, passed, total) of an evaluation of a project in which one test hangs."""
+    root = tmp / "hang"
+    generated_task(root, 40, 0)
+    mod = root / "solution" / "genproj" / "mod0.py"
+    mod.write_text(
+        mod.read_text().replace("def f0(x):\n", "def f0(x):\n    while x:\n        pass\n")
+    )
+    task = Task(root)
+    with make_sandbox("local") as sb:
+        task.materialize(sb.root, task.solution_files())
+        with FastScorer(task, sb, test_timeout_s=test_timeout_s) as sc:
+            r = sc.evaluate()
+    return r.wall_s, r.passed, r.total
+
+
+def bench_graph(sizes: tuple[int, ...] = (1000, 2000, 4000)) -> list[tuple[int, float]]:
+    """Seconds to analyse a package of n star-importing modules (first time: no cache)."""
+    from swarm_envs.scoring.graph import ImportGraph
+    from swarm_envs.scoring.snapshot import digest
+
+    out = []
+    for n in sizes:
+        files = {"gen/__init__.py": b""}
+        files.update(
+            {
+                f"gen/m{i}.py": b"from gen import *\n\ndef f():\n    return m1.f()\n"
+                for i in range(n)
+            }
+        )
+        digests = {rel: digest(data) for rel, data in files.items()}
+        blobs = {digest(data): data for data in files.values()}
+        tests = {"tests/test_gen.py": b"from gen.m0 import f\n"}
+        t0 = time.perf_counter()
+        ImportGraph().analyse(digests, blobs, tests, {k: digest(v) for k, v in tests.items()})
+        out.append((n, time.perf_counter() - t0))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--repeats", type=int, default=7, help="runs per measurement (median)")
     ap.add_argument("--min-tests", type=int, default=200, help="size of the first row's suite")
     ap.add_argument("--large", type=int, default=1000, help="size of the second row's suite")
     ap.add_argument("--seed", type=int, default=0, help="seed of the generated projects")
+    ap.add_argument(
+        "--hang-timeout", type=float, default=1.0, help="per-test timeout of the hang line"
+    )
     args = ap.parse_args()
     random.seed(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
@@ -226,6 +272,8 @@ def main() -> None:
         for lo, hi in ((args.min_tests, args.large), (args.large, None)):
             task, origin = pick_task(lo, hi, Path(tmp), args.seed)
             rows.append(bench(task, origin, args.repeats, args.seed))
+        hang = bench_hang(Path(tmp), args.hang_timeout)
+    graph = bench_graph()
     load = os.getloadavg()[0]
     print(
         f"scoring benchmark: median of {args.repeats} runs, {os.cpu_count()} CPUs, "
@@ -257,6 +305,15 @@ def main() -> None:
         f"targets: (a) >= 3x naive, (b) < 1 ms, (c) >= 10x naive full run. "
         f"fast scorer start-up (once per episode): "
         + ", ".join(f"{r['startup'] * 1e3:.0f} ms" for r in rows)
+    )
+    print(
+        "import graph of n star-importing modules (host CPU, no cache): "
+        + ", ".join(f"{n}: {t * 1e3:.0f} ms" for n, t in graph)
+        + f" (x{graph[-1][1] / graph[0][1]:.1f} for x{graph[-1][0] // graph[0][0]} files: linear)"
+    )
+    print(
+        f"a hanging test (per-test timeout {args.hang_timeout:g} s): the evaluation took "
+        f"{hang[0]:.2f} s, {hang[1]}/{hang[2]} tests pass (all but the hanging one)"
     )
 
 

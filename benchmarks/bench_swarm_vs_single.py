@@ -37,6 +37,7 @@ def episode(task: str, n: int, strategy: str, cap: float, seed: int) -> dict:
         "end": ep.end_reason,
         "tokens": ep.tokens,
         "wall": time.perf_counter() - wall,
+        "held_out": ep.held_out,  # (passed, total) of the tests agents never see
     }
     env.close()
     return out
@@ -57,8 +58,8 @@ def main() -> None:
         t for t in registered() if get_task(t).manifest.suite == args.suite
     )
     print(f"time cap {args.time_cap:.0f} s; 'time' = virtual seconds until every test passes")
-    header = ("task", "agents", "strategy", "passing", "time", "speed-up", "tokens")
-    print("{:<16} {:>6} {:<9} {:>11} {:>9} {:>9} {:>9}".format(*header))
+    header = ("task", "agents", "strategy", "passing", "time", "speed-up", "tokens", "held-out")
+    print("{:<16} {:>6} {:<9} {:>11} {:>9} {:>9} {:>9} {:>14}".format(*header))
     for task in tasks:
         single = episode(task, 1, "claim", args.time_cap, args.seed)
         print(row(task, 1, "single", single, single, args.time_cap))
@@ -72,9 +73,13 @@ def row(task: str, n: int, strategy: str, r: dict, single: dict, cap: float) -> 
     """One table row; the speed-up is the single agent's time over this one's."""
     t = f"{r['time']:.0f}" if r["time"] is not None else f">{cap:.0f}"
     speed = (single["time"] or cap) / (r["time"] or cap)
+    # The gap between the visible and the held-out pass rates is a hack signal.
+    held, held_total = r["held_out"]
+    gap = r["passed"] / max(r["total"], 1) - held / held_total if held_total else None
+    held_text = f"{held}/{held_total} ({gap:+.0%})" if gap is not None else "-"
     return (
         f"{task:<16} {n:>6} {strategy:<9} {r['passed']:>5}/{r['total']:<5} {t:>9}"
-        f" {speed:>8.2f}x {r['tokens']:>9}"
+        f" {speed:>8.2f}x {r['tokens']:>9} {held_text:>14}"
     )
 
 

@@ -92,6 +92,18 @@ class TimeModel(_Model):
         return over_defaults(v, _default_tool_seconds(), "tools", "durations")
 
 
+class WorkspaceQuota(_Model):
+    """What the shared workspace may hold.
+
+    A write that would break the quota is refused (an error observation); a workspace
+    that breaks it anyway (through a command) fails every test until it is cleaned up.
+    """
+
+    max_mb: float = Field(default=128.0, gt=0, description="all files together, in MiB")
+    max_files: int = Field(default=20_000, ge=1, description="number of files")
+    max_file_mb: float = Field(default=16.0, gt=0, description="one file, in MiB")
+
+
 class EnvConfig(_Model):
     """Everything that configures a swarm environment.
 
@@ -128,6 +140,12 @@ class EnvConfig(_Model):
     )
     scorer: Literal["fast", "subprocess"] = Field(
         default="fast", description="'fast' (cached fork server) or 'subprocess' (naive)"
+    )
+    workspace_quota: WorkspaceQuota = Field(default_factory=WorkspaceQuota)
+    reward_tests: Literal["visible", "all"] = Field(
+        default="visible",
+        description="tests the reward counts: 'visible' (those in the workspace) or 'all' "
+        "(held-out tests too); infos report both counts either way",
     )
     record_path: str | None = Field(
         default=None, description="write every episode to this JSON Lines file"
@@ -257,5 +275,9 @@ def check_time_cap(value: object, name: str = "time_cap") -> float:
 
 
 def _explain(e: ValidationError) -> str:
-    allowed = {"": EnvConfig.model_fields, "time": TimeModel.model_fields}
+    allowed = {
+        "": EnvConfig.model_fields,
+        "time": TimeModel.model_fields,
+        "workspace_quota": WorkspaceQuota.model_fields,
+    }
     return "invalid configuration: " + describe_invalid(e, noun="option", allowed=allowed)

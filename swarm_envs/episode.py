@@ -102,6 +102,7 @@ class Episode:
         self._workspace: Workspace | None = None
         self.recorder = Recorder(config.record_path) if config.record_path else None
         self._test_ids: list[str] | None = None
+        self._reward_ids: list[str] | None = None
         self.started = False
         self._new_state(config.seed, self._default_cap)
 
@@ -125,6 +126,9 @@ class Episode:
         self.verdict_error: str | None = None  # the scorer's reason for "no_verdict"
         self.passed = 0
         self.per_test: dict[str, bool] = {}
+        self.visible_passed = 0
+        self.held_out = (0, 0)  # held-out tests passed, and their number
+        self.integrity: list[dict[str, str]] = []  # what the scorer's guard flagged
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -145,18 +149,22 @@ class Episode:
         # Solutions and canonical tests of every known task stay out of the sandbox's view.
         self.sandbox = make_sandbox(self.config.sandbox, hide=[*task_roots(), self.task.root])
         self.task.materialize(self.sandbox.root)
-        self._workspace = Workspace(self.sandbox.root, self.task.is_protected)
-        self.scorer = make_scorer(self.task, self.sandbox, kind=self.config.scorer)
+        self.scorer = make_scorer(
+            self.task, self.sandbox, kind=self.config.scorer, quota=self.config.workspace_quota
+        )
+        self._workspace = Workspace(self.sandbox.root, self.task.is_protected, self.scorer.admit)
         if self._test_ids is None:
             self._test_ids = self.scorer.test_ids()
+            # The reward's tests: the visible ones, or (reward_tests="all") held-out ones too.
+            extra = self.scorer.held_out_ids() if self.config.reward_tests == "all" else []
+            self._reward_ids = [*self._test_ids, *extra]
         report = self._score()
         if report is None:
             raise ScoringError(
                 f"the scorer gave no verdict on the starting state of {self.task.id}: "
                 f"{self.verdict_error}"
             )
-        self.passed = report.passed
-        self.per_test = dict(report.per_test)
+        self._take(report)
         if self.recorder:
             self.recorder.begin(
                 EpisodeHeader(
@@ -208,8 +216,17 @@ class Episode:
 
     @property
     def tests_total(self) -> int:
-        """The number of canonical tests of the task."""
-        return len(self._test_ids or ())
+        """The number of tests the reward counts (`reward_tests`: visible, or all)."""
+        return len(self._reward_ids or ())
+
+    def _take(self, report: TestReport) -> None:
+        """The reward's counts and the held-out ones from a report (which has both)."""
+        reward_ids = set(self._reward_ids or ())
+        self.per_test = {t: ok for t, ok in report.per_test.items() if t in reward_ids}
+        self.passed = sum(self.per_test.values())
+        self.visible_passed = report.visible_passed
+        self.held_out = (report.held_out_passed, report.held_out_total)
+        self.integrity = list(report.integrity)
 
     # ------------------------------------------------------------------ step
 
@@ -523,7 +540,9 @@ class Episode:
             status = f"exit code {res.returncode}"
         else:
             status = "killed"
-        return f"$ {command}\n{res.output}\n[{status}]"
+        out = f"$ {command}\n{res.output}\n[{status}]"
+        quota = self._scorer().quota_note()  # a command may have filled the workspace
+        return out + (f"\n[{quota}]" if quota else "")
 
     def wake(self, agent: int, at: float) -> None:
         """A message to `agent` arrives at `at`: a waiting agent wakes then."""
@@ -548,7 +567,7 @@ class Episode:
     # ------------------------------------------------------------------ scoring
 
     def _score(self) -> TestReport | None:
-        report = self._scorer().evaluate()
+        report = self._scorer().evaluate(held_out=True)
         if report.verdict != "ok":
             self.scorer_failures += 1
             self.verdict = "no_verdict"
@@ -569,10 +588,9 @@ class Episode:
                 self._end("scorer_failure")
             return 0.0  # "no verdict": keep the last known score, retry next step
         self.dirty = False
-        reward = float(report.passed - self.passed)
-        self.passed = report.passed
-        if report.per_test != self.per_test:  # the same count can hide other changes
-            self.per_test = dict(report.per_test)
+        before = self.passed
+        self._take(report)
+        reward = float(self.passed - before)
         if self.passed == self.tests_total and self.tests_total and not self.ended:
             self._end("all_tests_pass")
         return reward
@@ -626,6 +644,10 @@ class Episode:
             "per_test": self.per_test,
             "verdict": self.verdict,
             "verdict_error": self.verdict_error,
+            "integrity": self.integrity,
+            "visible_passed": self.visible_passed,
+            "held_out_passed": self.held_out[0],
+            "held_out_total": self.held_out[1],
             "tool": st.last_tool,
             "error": st.error,
             "messages": st.messages,

@@ -14,12 +14,15 @@ import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import tomli_w
 
 from swarm_envs.error import ManifestError
 from swarm_envs.task import Task, Unit
+
+if TYPE_CHECKING:
+    from swarm_envs.scoring.runner import ProjectRunner
 
 STUB_MESSAGE = "not implemented yet: {name}"
 STUB_EXCEPTION = "NotImplementedError"
@@ -154,49 +157,6 @@ def unit_patches(task: Task, unit: Unit) -> list[Patch]:
         old = stub_line(name, indent)
         patches.append(Patch(unit.path, old, "".join(lines[start - 1 : end])))
     return patches
-
-
-# ---------------------------------------------------------------------------- evaluation
-
-
-class ProjectRunner:
-    """Runs a task's canonical tests on arbitrary versions of its project files.
-
-    Used by generators (is a mutant detected?), validation and bring-your-own; it
-    goes through the same sandbox and scorer as an episode.
-    """
-
-    def __init__(self, task: Task, *, scorer: str = "fast", sandbox: str = "local"):
-        from swarm_envs.sandboxes import make_sandbox
-        from swarm_envs.scoring import make_scorer
-
-        self.task = task
-        self.sandbox = make_sandbox(sandbox)
-        self.scorer = make_scorer(task, self.sandbox, kind=scorer)
-
-    def run(self, files: dict[str, bytes], selection: list[str] | None = None):
-        """A `TestReport` of `selection` (default: all tests) on the project `files`."""
-        root = self.sandbox.root
-        for child in list(root.iterdir()):
-            if child.is_dir() and not child.is_symlink():
-                shutil.rmtree(child)
-            else:
-                child.unlink()
-        self.task.materialize(root, files)
-        return self.scorer.evaluate(selection)
-
-    def test_ids(self) -> list[str]:
-        return self.scorer.test_ids()
-
-    def close(self) -> None:
-        self.scorer.close()
-        self.sandbox.close()
-
-    def __enter__(self) -> ProjectRunner:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 # ---------------------------------------------------------------------------- mutation
@@ -408,7 +368,10 @@ def generate(
         start = stub_units(solution, chosen)
     else:
         own = runner is None
-        runner = runner or ProjectRunner(task)
+        if runner is None:
+            from swarm_envs.scoring.runner import ProjectRunner
+
+            runner = ProjectRunner(task)
         try:
             start = dict(solution)
             chosen = []
@@ -450,6 +413,13 @@ def _write_instance(
         task.solution_dir, dest / "solution", ignore=shutil.ignore_patterns("__pycache__")
     )
     shutil.copytree(task.tests_dir, dest / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+    for entry in task.manifest.tests.held_out:  # an instance keeps the held-out tests
+        src = task.root / entry
+        if src.is_dir():
+            shutil.copytree(src, dest / entry, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            (dest / entry).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(src, dest / entry)
     readme = task.root / "README.md"
     if readme.is_file():
         shutil.copy(readme, dest / "README.md")
@@ -508,7 +478,10 @@ def candidates(
     right = unit_patches(task, unit)
     out = [Candidate(unit.name, True, tuple((p.path, p.old, p.new) for p in right))]
     own = runner is None
-    runner = runner or ProjectRunner(task)
+    if runner is None:
+        from swarm_envs.scoring.runner import ProjectRunner
+
+        runner = ProjectRunner(task)
     try:
         for m, mutated in detected_mutants(runner, unit, task.solution_files(), rng, n_wrong):
             wrong_task_source = mutated[unit.path].decode("utf-8")

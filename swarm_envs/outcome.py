@@ -85,12 +85,18 @@ class AgentInfo(_AgentInfoExtras):
         ready: the agent must act next (it is idle; its action would be accepted).
         time: the virtual time of the agent's observation, in seconds.
         time_left: seconds until the time cap (0 once it is reached; inf without a cap).
-        tests_passed: canonical tests passing in the shared workspace.
-        tests_total: canonical tests of the task.
-        per_test: test node id -> passing, for every canonical test.
+        tests_passed: canonical tests passing in the shared workspace (those the reward
+            counts: the visible ones, or all with `reward_tests="all"`).
+        tests_total: canonical tests the reward counts.
+        per_test: test node id -> passing, for every test the reward counts.
         verdict: "ok", or "no_verdict" when the scorer failed and the counts are the
             last verdict's.
         verdict_error: the scorer's reason for "no_verdict", or None.
+        integrity: what the scorer's integrity guard flagged in the runs behind the
+            counts, one dict per finding ("kind", "test", "detail"); empty when clean.
+        visible_passed: visible canonical tests (those in the workspace) passing.
+        held_out_passed: held-out tests passing (tests the agents never see);
+            held_out_total: their number (0 when the task has none).
         tool: the tool of the agent's last completed action (None before any).
         error: why the last action failed (also the observation, after "ERROR:"), or None.
         result: the last action's result text, or None.
@@ -111,6 +117,10 @@ class AgentInfo(_AgentInfoExtras):
     per_test: dict[str, bool]
     verdict: Literal["ok", "no_verdict"]
     verdict_error: str | None
+    integrity: list[dict[str, str]]
+    visible_passed: int
+    held_out_passed: int
+    held_out_total: int
     tool: str | None
     error: str | None
     result: str | None

@@ -19,7 +19,8 @@ from pathlib import Path
 import tomli_w
 
 from swarm_envs.error import ManifestError
-from swarm_envs.generators import ProjectRunner, body_span, stub_units
+from swarm_envs.generators import body_span, stub_units
+from swarm_envs.scoring.runner import ProjectRunner
 from swarm_envs.task import MANIFEST, Task, Unit
 
 _SKIP = {"__pycache__", ".git", ".venv", "venv", "build", "dist", ".pytest_cache", ".tox"}

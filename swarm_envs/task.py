@@ -7,6 +7,7 @@ task.toml      the manifest (validated by `TaskManifest`)
 README.md      the project's README, for a newcomer (copied into the workspace)
 solution/      the complete reference project; agents never see it
 tests/         the canonical tests; copied into the workspace read-only, scored from here
+held_out/      optional (named by `[tests] held_out`): canonical tests agents never see
 start/         optional: the project as agents first see it. When absent, the
                starting state is the solution with every unit stubbed out.
 ```
@@ -45,6 +46,8 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 MANIFEST = "task.toml"
+#: where held-out tests appear in a scoring tree (never in the workspace)
+HELD_OUT_DIR = "tests/_held_out"
 _NAME = re.compile(r"^[a-z][a-z0-9_]*(-[a-z0-9_]+)*$")
 
 Suite = Literal["mini", "standard", "long", "custom"]
@@ -79,6 +82,11 @@ class TestsSpec(_Strict):
     timeout_s: float = Field(default=120.0, gt=0, description="wall-clock limit of one full run")
     duration_s: float = Field(
         default=10.0, gt=0, description="modelled virtual duration of one full test run"
+    )
+    held_out: list[str] = Field(
+        default_factory=list,
+        description="folders or files of the task (e.g. 'held_out') holding canonical tests "
+        "that are never copied into the workspace: scored by the scorer only, reported apart",
     )
 
 
@@ -175,6 +183,7 @@ class Task:
         for sub in ("solution", "tests"):
             if not (self.root / sub).is_dir():
                 raise ManifestError(f"{self.root / MANIFEST}: task folder has no {sub}/ folder")
+        self._check_held_out()
         for u in self.manifest.units:
             if not (self.solution_dir / u.path).is_file():
                 raise ManifestError(
@@ -221,6 +230,39 @@ class Task:
         for p in sorted(self.tests_dir.rglob("*")):
             if p.is_file() and "__pycache__" not in p.parts:
                 yield "tests/" + p.relative_to(self.tests_dir).as_posix(), p
+
+    def held_out_files(self) -> Iterator[tuple[str, Path]]:
+        """(path in a scoring tree, file) of every held-out test file (`tests/_held_out/...`).
+
+        They are never copied into the workspace; only the scorer runs them.
+        """
+        for entry in self.manifest.tests.held_out:
+            base = self.root / entry
+            found = [base] if base.is_file() else sorted(base.rglob("*"))
+            for p in found:
+                if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc":
+                    rel = p.relative_to(base if base.is_dir() else base.parent).as_posix()
+                    yield f"{HELD_OUT_DIR}/{rel}", p
+
+    def _check_held_out(self) -> None:
+        where = f"{self.root / MANIFEST}: tests.held_out"
+        for entry in self.manifest.tests.held_out:
+            p = (self.root / entry).resolve()
+            if not p.exists() or self.root not in p.parents:
+                raise ManifestError(f"{where}: {entry!r} is not a file or folder of the task")
+            if p == self.tests_dir or self.tests_dir in p.parents:
+                raise ManifestError(
+                    f"{where}: {entry!r} is inside tests/, which is copied into the workspace; "
+                    "put held-out tests in a folder of their own, e.g. held_out/"
+                )
+        visible = {Path(rel).name for rel, _ in self.test_files() if rel.endswith(".py")}
+        for rel, _ in self.held_out_files():
+            name = Path(rel).name
+            if name.startswith("test") and name in visible:
+                raise ManifestError(
+                    f"{where}: {rel} has the same name as a visible test file; pytest would "
+                    "import one for the other: rename it"
+                )
 
     def is_protected(self, relpath: str) -> bool:
         """True if agents may not write `relpath` (tests, test configuration, manifest globs)."""

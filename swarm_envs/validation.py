@@ -2,7 +2,7 @@
 
 Checks, each through the real sandbox and scorer:
 
-1. the reference solution passes every test;
+1. the reference solution passes every test (held-out tests included);
 2. the reference passes the same tests twice (determinism);
 3. the starting state collects (every canonical test is reported) and passes a
    known number of tests, failing the rest;
@@ -15,7 +15,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from swarm_envs.generators import ProjectRunner, stub_units
+from swarm_envs.generators import stub_units
+from swarm_envs.scoring.runner import ProjectRunner
 from swarm_envs.task import Task
 
 
@@ -47,7 +48,7 @@ def validate(task: Task, *, scorer: str = "fast", check_units: bool = True) -> V
             rep.problems.append("no tests were collected from the reference solution")
             return rep
         solution = task.solution_files()
-        ref = runner.run(solution)
+        ref = runner.run(solution, held_out=True)  # held-out tests must pass too
         if ref.verdict != "ok":
             rep.problems.append(f"reference: no verdict ({ref.error})")
             return rep
@@ -59,7 +60,7 @@ def validate(task: Task, *, scorer: str = "fast", check_units: bool = True) -> V
                 + (f": {detail[-1]}" if detail else "")
             )
         # Determinism: a second, uncached run of the same files.
-        again = runner.run({**solution, "validation_nonce.txt": b"1"})
+        again = runner.run({**solution, "validation_nonce.txt": b"1"}, held_out=True)
         if again.cached:
             rep.problems.append("internal: the determinism re-run was served from the cache")
         if again.per_test != ref.per_test:

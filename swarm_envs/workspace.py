@@ -35,9 +35,17 @@ def _occurrences(text: str, old: str, limit: int = 100) -> int:
 class Workspace:
     """File operations for agents over one project directory."""
 
-    def __init__(self, root: Path, is_protected: Callable[[str], bool] = lambda _: False):
+    def __init__(
+        self,
+        root: Path,
+        is_protected: Callable[[str], bool] = lambda _: False,
+        admit: Callable[[str, int | None, int], None] | None = None,
+    ):
         self.root = Path(root).resolve()
         self._is_protected = is_protected
+        # A hook asked before every write: (path, its size now or None, new size); it
+        # raises ActionError to refuse (the scorer's quota: nothing is written then).
+        self._admit = admit
 
     # ---------------------------------------------------------------- paths
 
@@ -201,6 +209,12 @@ class Workspace:
         return f"edited {rel} at line {line} (-{removed} +{added} lines)"
 
     def _atomic_write(self, rel: str, host: Path, data: bytes) -> None:
+        if self._admit is not None:
+            try:
+                old: int | None = host.lstat().st_size
+            except OSError:
+                old = None
+            self._admit(rel, old, len(data))
         # Parent directories are created one by one so that no component can be a
         # symlink that leads out (a command may have planted one); the ones created
         # are removed again if the write fails, so a failed write changes nothing.

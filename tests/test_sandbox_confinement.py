@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 from sandbox_support import host_processes_with, wait_until
+from scoring.project import SOLUTION, put, write_task
 from swarm_envs.sandboxes import make_sandbox
 from swarm_envs.sandboxes.local import LocalSandbox, detect_protections
-from test_scoring import SOLUTION, put, write_task
 
 from swarm_envs.scoring import make_scorer
 from swarm_envs.task import register_task
@@ -109,8 +109,8 @@ def test_scoring_area_is_invisible_to_commands(sandbox, tmp_path):
     task.materialize(sandbox.root)
     with make_scorer(task, sandbox) as sc:
         sc.evaluate()
-        r = sandbox.run("find / -name worker.py -path '*bin*' 2>/dev/null; ls /scoring 2>&1")
-    assert "worker.py" not in r.output
+        r = sandbox.run("find / -name '_swarm_worker' 2>/dev/null; ls /scoring 2>&1")
+    assert "_swarm_worker" not in r.output.replace("-name '_swarm_worker'", "")
     assert "No such file" in r.output
 
 

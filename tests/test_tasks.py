@@ -7,8 +7,9 @@ import pytest
 import swarm_envs
 from swarm_envs import generators
 from swarm_envs.error import ManifestError
-from swarm_envs.generators import ProjectRunner, generate, mutations, stub_source
+from swarm_envs.generators import generate, mutations, stub_source
 from swarm_envs.project import make_task
+from swarm_envs.scoring.runner import ProjectRunner
 from swarm_envs.task import Task, get_task, registered
 from swarm_envs.validation import validate
 

@@ -12,10 +12,10 @@ import base64
 import textwrap
 
 import pytest
-from swarm_envs.sandboxes import make_sandbox
-from test_scoring import OPS_IDS, SOLUTION, STUB_TEXT, TEXT_IDS, put, write_task
 
 from swarm_envs.scoring import FastScorer, SubprocessScorer
+
+from .project import OPS_IDS, SOLUTION, STUB_TEXT, TEXT_IDS, put, write_task
 
 HONEST = dict.fromkeys(OPS_IDS, True) | dict.fromkeys(TEXT_IDS, False)
 
@@ -127,11 +127,16 @@ CODE_ATTACKS: dict[str, str] = {
         def shout(s):
             for obj in gc.get_objects():
                 code = getattr(obj, "__code__", None)
+                emits = []
                 if code is not None and "nonce" in code.co_freevars:
+                    emits.append(obj)  # an emit closure
+                if type(obj).__name__ == "Framer":
+                    emits.append(obj.emit)  # the channel's writer
+                for emit in emits:
                     for nid in ids:
                         try:
-                            obj({"ev": "start", "id": nid})
-                            obj({"ev": "done", "id": nid, "passed": True})
+                            emit({"ev": "start", "id": nid})
+                            emit({"ev": "done", "id": nid, "passed": True})
                         except Exception:
                             pass
             raise NotImplementedError
@@ -273,14 +278,20 @@ DOCKER_GAPS = {"kill_the_scorer": "code under test can kill its fork server unde
 
 
 @pytest.fixture
-def honest(task, sandbox_backend, request):
+def backend(sandbox_backend):
+    """This suite runs on every sandbox backend (Docker where an engine can run)."""
+    return sandbox_backend
+
+
+@pytest.fixture
+def honest(task, backend, make_sandbox_for_test, request):
     attack = getattr(request.node, "callspec", None) and request.node.callspec.params.get("attack")
-    if sandbox_backend == "docker" and attack in DOCKER_GAPS:
+    if backend == "docker" and attack in DOCKER_GAPS:
         pytest.skip(DOCKER_GAPS[attack])
-    with make_sandbox(sandbox_backend) as sb:
-        task.materialize(sb.root)
-        put(sb, "mathy/ops.py", SOLUTION["mathy/ops.py"])
-        yield sb
+    sandbox = make_sandbox_for_test()
+    task.materialize(sandbox.root)
+    put(sandbox, "mathy/ops.py", SOLUTION["mathy/ops.py"])
+    return sandbox
 
 
 def scorers(task, sandbox):
@@ -347,10 +358,9 @@ def test_misbehaving_code_does_not_pay(attack, task, honest):
             r = sc.evaluate()
             _assert_no_gain(r, sc.kind)
             if attack in HARNESS_ATTACKS:
-                # Detected: either the whole run fails, or (when the ops tests' unchanged
-                # files are served from the shared cache) the attacked tests say why.
-                detected = " ".join(r.failures.values())
-                assert "tamper" in detected or "the code under test" in detected or r.passed < 4
+                # Detected and reported: the run fails (the ops tests may still pass where
+                # their unchanged files are served from the shared cache).
+                assert r.integrity, (sc.kind, r.failures)
             elif sc.kind == "fast":
                 # The fork server isolates the damage: the ops tests still pass.
                 assert all(r.per_test[i] for i in OPS_IDS), (attack, r.failures)

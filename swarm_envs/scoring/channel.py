@@ -1,0 +1,122 @@
+"""The host's side of the worker: installing it in a sandbox, starting it, reading its channel."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import select
+import time
+from functools import cache
+
+from swarm_envs.sandboxes.base import Sandbox, ScoringHost, WorkerHandle
+
+from .worker.protocol import Deframer
+
+#: the worker package's name inside the sandbox (underscored: no workspace module has it)
+PACKAGE = "_swarm_worker"
+_WORKER_DIR = pathlib.Path(__file__).with_name("worker")
+INI = b"[pytest]\naddopts =\n"
+# `python -I` puts no script directory on sys.path: add ours for the import, then take it
+# off again, so that no module of the workspace can be shadowed by a file of ours.
+BOOTSTRAP = b"""import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _swarm_worker.main import main
+del sys.path[0]
+main(sys.argv[1:])
+"""
+
+
+@cache
+def _worker_files() -> dict[str, bytes]:
+    files = {f"{PACKAGE}/{p.name}": p.read_bytes() for p in sorted(_WORKER_DIR.glob("*.py"))}
+    return {**files, "run.py": BOOTSTRAP, "pytest.ini": INI}
+
+
+def install_worker(host: ScoringHost) -> None:
+    """Copy the worker into the scoring area's `bin/`."""
+    host.sync("bin", _worker_files())
+
+
+def worker_argv(host: ScoringHost, mode: str) -> list[str]:
+    """The command line that starts the worker in `mode` inside the sandbox."""
+    return [host.python, "-I", "-B", f"{host.inside_dir}/bin/run.py", mode]
+
+
+def ini_path(host: ScoringHost) -> str:
+    """Our pytest configuration file, as the worker sees it."""
+    return f"{host.inside_dir}/bin/pytest.ini"
+
+
+def limits_for_children(sandbox: Sandbox) -> dict[str, float]:
+    """The per-evaluation limits a worker applies to the process that runs the tests."""
+    lim = sandbox.limits
+    return {"cpu_s": lim.cpu_s, "memory_mb": lim.memory_mb}
+
+
+class Channel:
+    """Reads the records of a worker's channel (its stdout), with deadlines."""
+
+    def __init__(self, handle: WorkerHandle):
+        self.handle = handle
+        self.fd = handle.stdout.fileno()
+        os.set_blocking(self.fd, False)
+        self._frames = Deframer()
+        self._ready: list[dict] = []
+        self.eof = False
+
+    def next(self, deadline: float) -> dict | None:
+        """The next record, or None at EOF or when the deadline passes."""
+        while not self._ready:
+            if self.eof:
+                return None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            r, _, _ = select.select([self.fd], [], [], min(left, 1.0))
+            if not r:
+                continue
+            try:
+                data = os.read(self.fd, 1 << 20)
+            except BlockingIOError:
+                continue
+            except OSError:
+                data = b""
+            if not data:
+                self.eof = True
+            self._ready.extend(self._frames.feed(data))
+        return self._ready.pop(0)
+
+
+def send(handle: WorkerHandle, message: dict, *, close: bool = False) -> None:
+    """Write one JSON line to the worker's stdin (and close it)."""
+    handle.stdin.write((json.dumps(message) + "\n").encode())
+    handle.stdin.flush()
+    if close:
+        handle.stdin.close()
+
+
+def run_once(host: ScoringHost, mode: str, hello: dict, *, timeout_s: float) -> list[dict]:
+    """Run the worker in `once`/`collect` mode and return its records (until EOF/timeout).
+
+    A run cut off at `timeout_s` ends with a `{"ev": "host_timeout"}` record.
+    """
+    handle = host.start_worker(worker_argv(host, mode))
+    try:
+        try:
+            send(handle, {**hello, "ini": ini_path(host)}, close=True)
+        except OSError:
+            pass
+        ch = Channel(handle)
+        deadline = time.monotonic() + timeout_s
+        out = []
+        while True:
+            rec = ch.next(deadline)
+            if rec is None:
+                break
+            out.append(rec)
+        if not ch.eof and time.monotonic() >= deadline:
+            out.append({"ev": "host_timeout"})
+        return out
+    finally:
+        handle.kill()

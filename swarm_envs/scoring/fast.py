@@ -1,0 +1,390 @@
+"""The fast scorer: fork servers, a workspace snapshot and a result cache per test file."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+
+from swarm_envs.error import SandboxError, ScoringError
+from swarm_envs.sandboxes.base import Sandbox, WorkerHandle
+from swarm_envs.task import Task
+
+from .base import Scorer
+from .channel import Channel, ini_path, install_worker, limits_for_children, send, worker_argv
+from .collection import GRACE_S
+from .graph import ImportGraph
+from .keys import MAX_ENTRIES_PER_FILE, Keyer, shared_entries
+from .report import TestReport, outcomes
+from .snapshot import digest
+
+
+def _loaded_by_file(
+    loaded: dict, files: dict[str, str], index: dict[str, str]
+) -> dict[str, set[str]]:
+    """{test file ("" the session): workspace files the run loaded on its behalf}."""
+    out: dict[str, set[str]] = {}
+    for owner, names in dict(loaded.get("files") or {}).items():
+        out.setdefault(str(owner), set()).update(str(f) for f in names if str(f) in files)
+    for owner, names in dict(loaded.get("modules") or {}).items():
+        out.setdefault(str(owner), set()).update(index[m] for m in map(str, names) if m in index)
+    return out
+
+
+def _unique(findings: list[dict[str, str]]) -> tuple[dict[str, str], ...]:
+    seen: dict[tuple[str, str, str], dict[str, str]] = {}
+    for f in findings:
+        seen.setdefault((f.get("kind", ""), f.get("test", ""), f.get("detail", "")), f)
+    return tuple(seen.values())
+
+
+@dataclass
+class _Worker:
+    handle: WorkerHandle
+    channel: Channel
+    tree: str
+    state: dict[str, str]  # files of its tree: rel -> digest ("canonical" for tests)
+    requests: int = 0
+
+
+class FastScorer(Scorer):
+    """Fork-server workers, a content-hash cache and per-test-file selection (see module doc).
+
+    Args:
+        task: the task.
+        sandbox: the episode's sandbox.
+        workers: fork servers to keep (default: the number of CPUs, at most 2).
+        test_timeout_s: a test (or a test file's import) that makes no progress for this
+            long is killed and counted as failing; the others still run. Default: the
+            sandbox's `wall_s`, at least 10 s, at most the task's test timeout.
+    """
+
+    kind = "fast"
+
+    def __init__(
+        self,
+        task: Task,
+        sandbox: Sandbox,
+        *,
+        workers: int | None = None,
+        test_timeout_s: float | None = None,
+        quota: object | None = None,
+    ):
+        super().__init__(task, sandbox, quota=quota)
+        self.host = sandbox.scoring_host()
+        install_worker(self.host)
+        self.coll = self.collection
+        self._graph = ImportGraph()
+        self._n_workers = max(1, workers or min(2, os.cpu_count() or 1))
+        self._idle: list[_Worker] = []
+        self._all: list[_Worker | None] = []  # None: a slot reserved for a starting worker
+        self._cv = threading.Condition()
+        # Outcomes depend only on content (canonical tests + the files they reach), so the
+        # cache is shared by every scorer of the task in this process: a new episode's
+        # starting state is scored from it without starting a worker.
+        self._lock, self._entries = shared_entries(self.coll)
+        self._last: tuple[dict[str, str], tuple[str, ...], TestReport] | None = None
+        self._test_digests = {rel: digest(data) for rel, data in self.coll.test_files.items()}
+        self._pool = ThreadPoolExecutor(max_workers=self._n_workers, thread_name_prefix="scorer")
+        self._nworker_seq = 0
+        timeout = task.manifest.tests.timeout_s
+        self.test_timeout_s = test_timeout_s or min(timeout, max(10.0, sandbox.limits.wall_s))
+
+    # ------------------------------------------------------------------- workers
+
+    def _start_worker(self) -> _Worker:
+        self._nworker_seq += 1
+        rel = f"trees/w{self._nworker_seq}"
+        self.host.sync(rel, dict(self.coll.test_files))
+        handle = self.host.start_worker(worker_argv(self.host, "serve"), long_lived=True)
+        hello = {
+            "ini": ini_path(self.host),
+            "limits": limits_for_children(self.sandbox),
+            "pidns": self.host.worker_owns_pid_namespace,
+        }
+        ch = Channel(handle)
+        try:
+            send(handle, hello)
+        except OSError as e:
+            handle.kill()
+            raise ScoringError(f"the scoring worker did not start: {e}") from e
+        rec = ch.next(time.monotonic() + 60)
+        if rec is None or rec.get("ev") != "ready":
+            handle.kill()
+            log = self.host.worker_log()
+            raise ScoringError(f"the scoring worker did not start; its log: {log[-800:]}")
+        return _Worker(handle, ch, rel, dict.fromkeys(self.coll.test_files, "canonical"))
+
+    def _acquire(self) -> _Worker:
+        with self._cv:
+            while True:
+                if self._closed:
+                    raise ScoringError("the scorer is closed")
+                if self._idle:
+                    return self._idle.pop()
+                if len(self._all) < self._n_workers:
+                    self._all.append(None)  # reserve a slot
+                    break
+                self._cv.wait()
+        try:
+            w = self._start_worker()
+        except BaseException:
+            with self._cv:
+                self._all.remove(None)
+                self._cv.notify()
+            raise
+        with self._cv:
+            self._all[self._all.index(None)] = w
+        return w
+
+    def _release(self, w: _Worker, broken: bool) -> None:
+        if broken:
+            w.handle.kill()
+            # Its tree may be half-synced: forget it (a new worker gets a new tree).
+            with contextlib.suppress(OSError, SandboxError):
+                self.host.remove_tree(w.tree)
+        with self._cv:
+            if broken or self._closed:
+                if w in self._all:
+                    self._all.remove(w)
+                if not broken:
+                    w.handle.kill()
+            else:
+                self._idle.append(w)
+            self._cv.notify()
+
+    def _run_on_worker(
+        self,
+        files: dict[str, str],
+        blobs: Mapping[str, bytes],
+        targets: list[str],
+        select_ids: list[str] | None,
+    ) -> dict:
+        w = self._acquire()
+        broken = True
+        try:
+            changes: dict[str, bytes | None] = {}
+            for rel, d in files.items():
+                if w.state.get(rel) != d:
+                    changes[rel] = blobs[d]
+            for rel, d in w.state.items():
+                if d != "canonical" and rel not in files:
+                    changes[rel] = None
+            if changes:
+                self.host.sync(w.tree, changes)
+                for rel, data in changes.items():
+                    if data is None:
+                        w.state.pop(rel, None)
+                    else:
+                        w.state[rel] = files[rel]
+            timeout = self.task.manifest.tests.timeout_s
+            w.requests += 1
+            req = {
+                "id": w.requests,
+                "tree": f"{self.host.inside_dir}/{w.tree}",
+                "targets": targets,
+                "select": select_ids,
+                "timeout_s": timeout,
+                "test_timeout_s": self.test_timeout_s,
+            }
+            try:
+                send(w.handle, req)
+            except (OSError, ValueError) as e:
+                raise ScoringError(f"the scoring worker is gone: {e}") from e
+            deadline = time.monotonic() + timeout + GRACE_S
+            while True:
+                rec = w.channel.next(deadline)
+                if rec is None:
+                    why = (
+                        "died"
+                        if w.channel.eof
+                        else f"gave no answer within {timeout + GRACE_S:g} s"
+                    )
+                    log = self.host.worker_log()
+                    raise ScoringError(f"the scoring worker {why}; its log: {log[-500:]}")
+                if rec.get("id") == w.requests:
+                    break
+            if rec.get("error"):
+                raise ScoringError(f"the scoring worker failed: {rec['error']}")
+            broken = False
+            return rec
+        finally:
+            self._release(w, broken)
+
+    # -------------------------------------------------------------------- evaluate
+
+    def _evaluate(self, selected: list[str], unmatched: list[str], start: float) -> TestReport:
+        sel_key = tuple(selected)
+        with self._lock:
+            files = self.take_snapshot()
+            last = self._last
+            if last is not None and last[0] == files and last[1] == sel_key:
+                return replace(last[2], wall_s=time.monotonic() - start, cached=True, ran=0)
+            blobs = self.snapshot.contents(files)
+            graph = self._graph.analyse(files, blobs, self.coll.test_files, self._test_digests)
+            keyer = Keyer(files, graph.fact, graph.closures, self.coll, self._test_digests)
+            by_file: dict[str, list[str]] = {}
+            for nid in selected:
+                by_file.setdefault(nid.split("::")[0], []).append(nid)
+            results: dict[str, tuple[bool, str]] = {}
+            findings: list[dict[str, str]] = []
+            missing: dict[str, list[str]] = {}
+            for tf, nids in by_file.items():
+                have, found = self._lookup(tf, keyer, set(nids))
+                findings.extend(found)
+                for n in nids:
+                    if n in have:
+                        results[n] = have[n]
+                    else:
+                        missing.setdefault(tf, []).append(n)
+        ran = 0
+        notes: list[str] = []
+        if missing:
+            ran = sum(len(v) for v in missing.values())
+            chunks = self._split(missing)
+            futures = [
+                self._pool.submit(self._run_chunk, files, blobs, chunk, keyer, graph.index)
+                for chunk in chunks
+            ]
+            for f in futures:
+                got, chunk_notes, chunk_findings = f.result()
+                results.update(got)
+                notes.extend(chunk_notes)
+                findings.extend(chunk_findings)
+        with self._lock:
+            per, fails = outcomes(selected, results, {})
+            fails.update(self.unmatched(unmatched))
+            report = TestReport(
+                per_test=per,
+                failures=fails,
+                verdict="ok",
+                error=None,
+                wall_s=time.monotonic() - start,
+                cached=not missing,
+                ran=ran,
+                notes=(*notes, *self.snapshot.notes),
+                integrity=_unique(findings),
+            )
+            self._last = (files, sel_key, report)
+        return report
+
+    def _lookup(
+        self, tf: str, keyer: Keyer, wanted: set[str]
+    ) -> tuple[dict[str, tuple[bool, str]], list[dict[str, str]]]:
+        """Cached outcomes of `tf`'s tests that still hold (and what their runs flagged)."""
+        have: dict[str, tuple[bool, str]] = {}
+        found: list[dict[str, str]] = []
+        for entry in self._entries.get(tf, ()):
+            if wanted.isdisjoint(entry.results) or not keyer.valid(tf, entry):
+                continue
+            have.update(entry.results)
+            found.extend(entry.findings)
+        return have, found
+
+    def _split(self, missing: dict[str, list[str]]) -> list[dict[str, list[str]]]:
+        """Split the tests to run over the workers, balancing by test count.
+
+        Each part pays a fork and the collection of its test files, so small runs stay in
+        one part, and one test file is split only when it has many tests to run.
+        """
+        total = sum(len(v) for v in missing.values())
+        if self._n_workers < 2 or total < 48:
+            return [missing]
+        if len(missing) == 1:
+            ((tf, nids),) = missing.items()
+            if len(nids) < 160:
+                return [missing]
+            half = (len(nids) + 1) // 2
+            return [{tf: nids[:half]}, {tf: nids[half:]}]
+        buckets: list[dict[str, list[str]]] = [{}, {}]
+        loads = [0, 0]
+        for tf, nids in sorted(missing.items(), key=lambda kv: -len(kv[1])):
+            i = loads.index(min(loads))
+            buckets[i][tf] = nids
+            loads[i] += len(nids)
+        return [b for b in buckets if b]
+
+    def _run_chunk(
+        self,
+        files: dict[str, str],
+        blobs: Mapping[str, bytes],
+        chunk: dict[str, list[str]],
+        keyer: Keyer,
+        index: dict[str, str],
+    ) -> tuple[dict[str, tuple[bool, str]], list[str], list[dict[str, str]]]:
+        targets = sorted(chunk)
+        partial = any(len(v) < len(self.coll.by_file[tf]) for tf, v in chunk.items())
+        select_ids = [n for v in chunk.values() for n in v] if partial else None
+        rec = self._run_on_worker(files, blobs, targets, select_ids)
+        raw = {k: (bool(v[0]), str(v[1])) for k, v in rec.get("results", {}).items()}
+        errors = {k: str(v) for k, v in rec.get("collect_errors", {}).items()}
+        notes = [str(n) for n in rec.get("notes", [])]
+        findings = [
+            {k: str(f.get(k, "")) for k in ("kind", "test", "detail")}
+            for f in rec.get("findings", [])
+            if isinstance(f, dict)
+        ]
+        # What the run was seen to load only ever widens a key: a run whose record of it
+        # is missing, or that was flagged, depends on every file.
+        loaded = rec.get("loaded")
+        everything = bool(rec.get("tampered")) or bool(findings) or not isinstance(loaded, dict)
+        seen = _loaded_by_file(loaded if isinstance(loaded, dict) else {}, files, index)
+        default = "not observed to pass" + (f" ({'; '.join(notes)})" if notes else "")
+        out: dict[str, tuple[bool, str]] = {}
+        Items = dict[str, tuple[str, ...]] | None
+        groups: dict[tuple[str, tuple], tuple[Items, dict[str, tuple[bool, str]]]] = {}
+        for tf, nids in chunk.items():
+            closure = keyer.closures.get(tf)
+            extra = {}
+            if closure is not None and not everything:
+                mine = seen.get(tf, set()) | seen.get("", set())
+                extra = {r: files[r] for r in sorted(mine - closure.files) if r in files}
+                if extra and not closure.opaque:
+                    notes.append(
+                        f"{tf} loaded files its imports do not name: {', '.join(sorted(extra))}"
+                    )
+            for n in nids:
+                got = raw.get(n)
+                if got is None:
+                    text = f"collection failed: {errors[tf]}" if tf in errors else default
+                    got = (False, text)
+                out[n] = got
+                items = None if everything else keyer.items_for(tf, n)
+                frozen = None if items is None else tuple(sorted(items.items()))
+                group = groups.setdefault((tf, (frozen, tuple(sorted(extra.items())))), (items, {}))
+                group[1][n] = got
+        with self._lock:
+            for (tf, (_, extra_key)), (items, res) in groups.items():
+                new = keyer.make(tf, items, res, dict(extra_key), tuple(findings))
+                entries = self._entries.setdefault(tf, [])
+                for entry in entries:
+                    if (entry.static_key, entry.items, entry.parts, entry.extra) == (
+                        new.static_key,
+                        new.items,
+                        new.parts,
+                        new.extra,
+                    ):
+                        entry.results.update(res)
+                        break
+                else:
+                    entries.append(new)
+                    if len(entries) > MAX_ENTRIES_PER_FILE:
+                        del entries[0]
+        return out, notes, findings
+
+    def close(self) -> None:
+        """Stop every worker; idempotent."""
+        if self._closed:
+            return
+        with self._cv:
+            self._closed = True
+            workers = [w for w in self._all if w is not None]
+            self._idle.clear()
+            self._cv.notify_all()
+        for w in workers:
+            w.handle.kill()
+        self._pool.shutdown(wait=False, cancel_futures=True)

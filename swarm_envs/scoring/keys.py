@@ -1,0 +1,303 @@
+"""The fast scorer's result cache: entries per test file, and the keys that validate them.
+
+Every key is computed on the host, from content the host read itself: a test's cached
+outcome holds while the test file, the skeletons of every file it can import (what
+importing them does), the import resolution, every data file and the bodies of the
+functions the test can reach *statically* (see `analysis`) are unchanged. A test that can
+reach an opaque file, or a run the guard flagged, is keyed by every file's content.
+Nothing a test process reports can narrow a key: the files it was seen to load outside
+the static closure (`extra`) only add conditions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .analysis import SAFE_BASES as _SAFE_BASES
+from .analysis import ClassFacts, FileFacts, FunctionFacts
+from .collection import Collection
+from .graph import Closure
+
+_shared: dict[int, tuple[Collection, threading.Lock, dict[str, list[Entry]]]] = {}
+_shared_lock = threading.Lock()
+MAX_ENTRIES_PER_FILE = 256
+
+
+def shared_entries(coll: Collection) -> tuple[threading.Lock, dict[str, list[Entry]]]:
+    """The lock and result cache shared by the scorers of one canonical test suite."""
+    with _shared_lock:
+        if id(coll) not in _shared:  # collections live for the process: ids are stable
+            _shared[id(coll)] = (coll, threading.Lock(), {})
+        _, lock, entries = _shared[id(coll)]
+        return lock, entries
+
+
+def test_qualname(nodeid: str) -> str:
+    """`tests/t.py::TestA::test_b[1-2]` -> `TestA.test_b` (as the function's qualname)."""
+    rest = nodeid.partition("::")[2].partition("[")[0]
+    return ".".join(p for p in rest.split("::") if p)
+
+
+def _hash(*parts: str) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for p in parts:
+        h.update(p.encode("utf-8", "surrogateescape") + b"\0")
+    return h.hexdigest()
+
+
+@dataclass
+class Entry:
+    """Cached outcomes of some tests of one test file, and the state they depend on.
+
+    Attributes:
+        static_key: the test file, the import resolution and the skeletons of everything
+            it can import (see the module docstring).
+        items: per workspace file, the functions the tests can reach; None: every file
+            counts by content.
+        parts: per such file, its content digest and the digest of those functions when
+            the entry was last checked (an unchanged file need not be looked at again).
+        extra: files the run loaded beyond the static closure, with their digests.
+        results: node id -> (passed, failure text).
+        findings: what the guard flagged in the run.
+    """
+
+    static_key: str
+    items: dict[str, tuple[str, ...]] | None
+    parts: dict[str, tuple[str, str]]
+    extra: dict[str, str]
+    results: dict[str, tuple[bool, str]]
+    findings: tuple[dict, ...] = field(default=())
+
+
+class _Reach:
+    """Functions reachable by name within one closure (see `analysis`)."""
+
+    def __init__(self, closure: Closure, facts: Callable[[str], FileFacts | None]):
+        self.by_name: dict[str, list[tuple[str, FunctionFacts]]] = {}
+        self.aliases: dict[str, set[str]] = {}
+        seeds: set[str] = set()
+        always: list[tuple[str, FunctionFacts]] = []
+        classes: dict[str, list[tuple[str, ClassFacts]]] = {}
+        per_file: dict[str, FileFacts] = {}
+        for rel in sorted(closure.files | closure.canonical):
+            f = facts(rel)
+            if f is None:
+                continue
+            per_file[rel] = f
+            seeds.update(f.module_refs)
+            for local, original in f.aliases:
+                self.aliases.setdefault(local, set()).add(original)
+            for c in f.classes:
+                classes.setdefault(c.name, []).append((rel, c))
+            canonical = rel in closure.canonical
+            for fn in f.functions:
+                self.by_name.setdefault(fn.name, []).append((rel, fn))
+                # Fixtures, helpers and setup methods of the test files run for any test.
+                if fn.always or (canonical and not fn.name.startswith("test")):
+                    always.append((rel, fn))
+        dispatched = _dispatched(classes)
+        for rel, f in per_file.items():
+            for fn in f.functions:
+                owner = fn.qualname.rpartition(".")[0]
+                if owner and owner in dispatched.get(rel, ()):
+                    always.append((rel, fn))
+        self.base: set[tuple[str, str]] = set()
+        self._grow(self.base, seeds, always)
+
+    def _grow(
+        self,
+        reached: set[tuple[str, str]],
+        names: set[str],
+        functions: list[tuple[str, FunctionFacts]] = (),  # type: ignore[assignment]
+    ) -> None:
+        todo = list(names)
+        done: set[str] = set()
+        for rel, fn in functions:
+            if (rel, fn.qualname) not in reached:
+                reached.add((rel, fn.qualname))
+                todo.extend(fn.refs)
+        while todo:
+            name = todo.pop()
+            if name in done:
+                continue
+            done.add(name)
+            todo.extend(self.aliases.get(name, ()))
+            for rel, fn in self.by_name.get(name, ()):
+                if (rel, fn.qualname) not in reached:
+                    reached.add((rel, fn.qualname))
+                    todo.extend(fn.refs)
+
+    def of_test(self, test_file: str, qualname: str) -> set[tuple[str, str]] | None:
+        """The functions a test can reach: the base, and what its own body names.
+
+        A test whose function is not found in its file by qualname (inherited from a
+        base class) takes every function of that name in the file; one not found at all
+        (None) depends on everything.
+        """
+        name = qualname.rpartition(".")[2]
+        mine = [(rel, fn) for rel, fn in self.by_name.get(name, ()) if rel == test_file]
+        own = [(rel, fn) for rel, fn in mine if fn.qualname.partition("#")[0] == qualname]
+        if not (own or mine):
+            return None
+        reached = set(self.base)
+        self._grow(reached, set(), own or mine)
+        return reached
+
+
+def _dispatched(classes: dict[str, list[tuple[str, ClassFacts]]]) -> dict[str, set[str]]:
+    """Per file, the classes whose methods foreign code may call back by name.
+
+    A class is dispatched if a base is not a plain name, is a class from outside the
+    closure other than a known inert base (`object`, `Exception`, `int`, `ABC`...), is
+    itself dispatched, or it has a metaclass.
+    """
+    out: dict[str, set[str]] = {}
+    state: dict[tuple[str, str], bool] = {}
+
+    def visit(rel: str, c: ClassFacts, depth: int = 0) -> bool:
+        key = (rel, c.qualname)
+        if key in state:
+            return state[key]
+        state[key] = True  # a cycle (or a very deep hierarchy) is treated as dispatched
+        result = c.metaclass or depth > 50
+        for base in c.bases:
+            if result:
+                break
+            if base is None:
+                result = True
+            elif base in classes:
+                result = any(visit(r, b, depth + 1) for r, b in classes[base])
+            else:
+                result = base not in _SAFE_BASES
+        state[key] = result
+        return result
+
+    for name in classes:
+        for rel, c in classes[name]:
+            if visit(rel, c):
+                out.setdefault(rel, set()).add(c.qualname)
+    return out
+
+
+class Keyer:
+    """Validates and makes cache entries against one snapshot of the workspace (memoized)."""
+
+    def __init__(
+        self,
+        files: dict[str, str],
+        facts: Callable[[str], FileFacts | None],
+        closures: dict[str, Closure],
+        coll: Collection,
+        test_digests: dict[str, str],
+    ):
+        self.files = files
+        self.facts = facts
+        self.closures = closures
+        self.coll = coll
+        self.test_digests = test_digests
+        self._static: dict[str, str] = {}
+        self._reach: dict[str, _Reach] = {}
+        self._parts: dict[tuple[str, str, tuple[str, ...]], str] = {}
+        self._all_sig: str | None = None
+
+    def opaque(self, tf: str) -> str:
+        """Why `tf`'s tests depend on every file ("" when they do not)."""
+        closure = self.closures.get(tf)
+        return "the test file is not in the import graph" if closure is None else closure.opaque
+
+    def static_key(self, tf: str) -> str:
+        """The test file, its import resolution, and the skeletons of what it can import."""
+        hit = self._static.get(tf)
+        if hit is None:
+            closure = self.closures.get(tf)
+            parts = [tf, self.test_digests.get(tf, "-")]
+            if closure is not None:
+                parts.append(closure.signature)
+                for rel in sorted(closure.files):
+                    parts.append(f"{rel}={self._skeleton(rel)}")
+                for rel in sorted(closure.canonical):
+                    parts.append(f"{rel}={self.test_digests.get(rel, '-')}")
+            hit = self._static[tf] = _hash(*parts)
+        return hit
+
+    def _skeleton(self, rel: str) -> str:
+        d = self.files.get(rel)
+        if d is None:
+            return "-"
+        if not rel.endswith(".py"):
+            return d
+        f = self.facts(rel)
+        return f.skeleton if f is not None else d
+
+    def all_sig(self) -> str:
+        """Digest of every file of the snapshot (for entries that depend on everything)."""
+        if self._all_sig is None:
+            self._all_sig = _hash(*(f"{r}={d}" for r, d in sorted(self.files.items())))
+        return self._all_sig
+
+    def part(self, rel: str, names: tuple[str, ...]) -> str:
+        """Digest of the bodies of the functions `names` of `rel` in this snapshot."""
+        d = self.files.get(rel)
+        if d is None:
+            return "-"
+        key = (rel, d, names)
+        hit = self._parts.get(key)
+        if hit is None:
+            f = self.facts(rel)
+            bodies = {fn.qualname: fn.digest for fn in f.functions} if f is not None else {}
+            hit = self._parts[key] = _hash(*(f"{n}={bodies.get(n, '-')}" for n in names))
+        return hit
+
+    def items_for(self, tf: str, nodeid: str) -> dict[str, tuple[str, ...]] | None:
+        """Per workspace file, the functions test `nodeid` can reach (None: anything)."""
+        closure = self.closures.get(tf)
+        if closure is None or closure.opaque:
+            return None
+        reach = self._reach.get(tf)
+        if reach is None:
+            reach = self._reach[tf] = _Reach(closure, self.facts)
+        reached = reach.of_test(tf, test_qualname(nodeid))
+        if reached is None:
+            return None
+        by_file: dict[str, list[str]] = {}
+        for rel, q in reached:
+            if rel in closure.files:
+                by_file.setdefault(rel, []).append(q)
+        return {rel: tuple(sorted(qs)) for rel, qs in by_file.items()}
+
+    def make(
+        self,
+        tf: str,
+        items: dict[str, tuple[str, ...]] | None,
+        results: dict[str, tuple[bool, str]],
+        extra: dict[str, str],
+        findings: tuple[dict, ...] = (),
+    ) -> Entry:
+        """A new cache entry for tests of `tf` that can reach `items` (None: anything)."""
+        if items is None:
+            return Entry("", None, {"*": (self.all_sig(), "")}, extra, dict(results), findings)
+        parts = {
+            rel: (self.files.get(rel, "-"), self.part(rel, names)) for rel, names in items.items()
+        }
+        return Entry(self.static_key(tf), items, parts, extra, dict(results), findings)
+
+    def valid(self, tf: str, entry: Entry) -> bool:
+        """Whether the entry's outcomes still hold in this snapshot (updates its parts)."""
+        for rel, seen in entry.extra.items():
+            if self.files.get(rel, "-") != seen:
+                return False
+        if entry.items is None:
+            return entry.parts["*"][0] == self.all_sig()
+        if self.static_key(tf) != entry.static_key:
+            return False
+        for rel, (seen, part) in entry.parts.items():
+            cur = self.files.get(rel, "-")
+            if cur == seen:
+                continue
+            if self.part(rel, entry.items[rel]) != part:
+                return False
+            entry.parts[rel] = (cur, part)
+        return True

@@ -1,0 +1,808 @@
+"""The integrity guard of a test process: owns the channel, decides outcomes, flags tampering.
+
+Code under test runs in the same process as pytest, so nothing that process holds is out
+of its reach unless the interpreter itself keeps it out. The guard is a CPython audit hook
+(`sys.addaudithook`: once added, it cannot be removed, and no hook may be added after
+it), installed before any code under test is imported. Everything it needs lives in that
+hook's closure (the channel's file descriptor and nonce, the per-test state, its
+snapshots), and its code runs with a private copy of the builtins and of its globals, so
+no object the code under test can reach refers to any of it, and no name it looks up can
+be rebound. It calls no method of an object it did not make: the reporter hands it plain
+data (strings, numbers, tuples). Reaching its closure would take the garbage collector,
+a frame, a trace or profile function, a signal handler or an audit hook of one's own; the
+guard refuses each (and holds the cyclic garbage collector while it runs).
+
+The reporter plugin does not write records itself: it tells the guard what pytest did
+(`sys.audit(REPORT_EVENT, ...)`), and the guard accepts those calls only from the
+reporter's own code, on the main thread, with no untrusted frame on the stack. A test
+counts as passed only if pytest reported every phase passed, *and* the test's canonical
+body ran to its end during its call (the completion marker of `hardened`, accepted only
+from the canonical code whose file and qualified name are the test's), and nothing was
+flagged. Passes are confirmed by the final record, sent after the last checks.
+
+Flagged (a finding: kind, test, detail) and, where it is a capability, refused:
+
+- frame introspection into test or harness frames (`sys._getframe`, `sys._current_frames`,
+  `tb_frame`, `gi_frame`, `f_code`, `inspect`/`traceback` stack walks) by untrusted code;
+- reading the code of a test or harness function (`__code__`); replacing the code or the
+  defaults (`__code__`, `__defaults__`, `__kwdefaults__`) of a function that is not the
+  workspace's;
+- changes to the modules and classes that decide outcomes (builtins, pytest, _pytest,
+  pluggy, this package, the modules canonical tests use, the builtins of canonical code):
+  compared by identity with a snapshot at every test and at the end of the run;
+- a test item that is not pytest's, whose methods, test function or parameters were
+  replaced; fixture values replaced between setup and call; plugins or hook
+  implementations added by the code under test;
+- `gc.get_objects`/`get_referrers`/`get_referents`, `ctypes`, `sys.settrace`/`setprofile`,
+  `sys.addaudithook`, `signal.signal`/`setitimer`/`alarm`, `/proc/*/mem`, opening canonical
+  test sources or harness files, code compiled or unmarshalled under the name of a trusted
+  file, by untrusted code;
+- always-equal objects (reported by the strict comparisons of canonical assertions).
+
+"Untrusted" code is the workspace's, or code whose file is not a trusted one (compiled
+from a string). A flagged run fails every test it ran.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import sys
+import types
+from typing import Any
+
+from .hardened import BUILTINS, DONE_EVENT, FINDING_EVENT, HELPERS, TRUSTED_PREFIXES
+
+REPORT_EVENT = "swarm_envs.report"
+MAX_FINDINGS = 20
+# Categories of code, by the file it was compiled from.
+TRUSTED, CANONICAL, WORKSPACE, ANONYMOUS = range(4)
+# Outcome path, checked at every test (module dicts, and the classes in PER_TEST_CLASSES);
+# everything else of the snapshot (all their classes, the modules canonical tests use, this
+# package) is checked at the end of collection and at the end of the run.
+PER_TEST_CLASSES = frozenset(
+    {"Function", "PyobjMixin", "CallInfo", "TestReport", "BaseReport", "Item", "Node"}
+    | {"HookCaller", "HookImpl", "Result", "FixtureRequest", "TopRequest", "SubRequest"}
+    | {"FixtureDef", "ApproxBase", "ApproxScalar", "ApproxSequenceLike", "ApproxMapping"}
+    | {"WarningsChecker", "RaisesExc", "RaisesGroup", "Session", "SetupState"}
+)
+FAST_MODULES = (
+    "builtins",
+    "pytest",
+    "re",
+    "_pytest.runner",
+    "_pytest.python",
+    "_pytest.python_api",
+    "_pytest.raises",
+    "_pytest.approx",
+    "_pytest.outcomes",
+    "_pytest.reports",
+    "_pytest.fixtures",
+    "_pytest.main",
+    "_pytest.nodes",
+    "_pytest.skipping",
+    "_pytest.recwarn",
+    "_pytest.unittest",
+    "_pytest.assertion.rewrite",
+    "_pytest.assertion.util",
+    "pluggy._callers",
+    "pluggy._hooks",
+    "pluggy._manager",
+    "pluggy._result",
+)
+# Attributes that pytest and the standard library set during a run: (module or class, name).
+LEGITIMATE_CHANGES = frozenset(
+    {("*", "_pytest_diamond_inheritance_warning_shown")}
+    | {("_pytest.assertion.util", n) for n in ("_reprcompare", "_assertion_pass", "_config")}
+    | {("warnings", n) for n in ("filters", "showwarning", "_showwarnmsg_impl", "_showwarnmsg")}
+    | {("warnings", n) for n in ("_onceregistry", "defaultaction", "_filters_version")}
+    | {("re", "_cache"), ("re", "_MAXCACHE")}
+    | {("_pytest.debugging.pytestPDB", n) for n in ("_config", "_pluginmanager", "_saved")}
+)
+_VETO = "refused by the scoring harness"
+# Signal handlers run between any two bytecodes, the guard's own included: none may be set.
+_SIGNAL_SETTERS = ("signal", "setitimer", "alarm")
+
+
+class Refused(RuntimeError):
+    """What the code under test gets for an operation the guard refuses."""
+
+
+def _refuse_signals(*args: object, **kwargs: object) -> None:
+    sys.audit(FINDING_EVENT, "signal_handler", "the code under test set a signal handler or timer")
+    raise Refused(f"signal handlers and timers are {_VETO}")
+
+
+def install(**kwargs: object) -> None:
+    """Install the guard (once per process, before any code under test is imported).
+
+    The implementation runs with a private copy of this module's globals and of the
+    builtins, made now, while they are still genuine; see `_install` for the arguments.
+    """
+    private = dict(globals())
+    private["__builtins__"] = dict(builtins.__dict__)
+    fresh = types.FunctionType(_install.__code__, private, "_install")
+    fresh.__kwdefaults__ = dict(_install.__kwdefaults__ or {})
+    import signal
+
+    for module in (signal, sys.modules.get("_signal")):
+        for name in _SIGNAL_SETTERS:
+            if module is not None and hasattr(module, name):
+                setattr(module, name, _refuse_signals)
+    fresh(**kwargs)
+
+
+def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
+    *,
+    out_fd: int,
+    tree: str,
+    canonical_codes: frozenset[int],
+    keep: list,
+    caller_codes: frozenset[int],
+    harness_dir: str,
+    canonical_imports: tuple[str, ...] = (),
+) -> None:
+    """The guard proper.
+
+    Args:
+        out_fd: the channel's file descriptor (records go there, tagged with a nonce the
+            guard draws and announces now).
+        tree: the scoring tree (the process's working directory).
+        canonical_codes: ids of every code object compiled from canonical test files.
+        keep: the code objects themselves (keeps the ids valid).
+        caller_codes: ids of the code objects allowed to report (the reporter's).
+        harness_dir: the worker's directory (its frames are trusted, its files private).
+        canonical_imports: modules that canonical tests import (watched like pytest).
+    """
+    import _thread
+    import gc
+    from operator import is_
+
+    try:
+        from _json import encode_basestring_ascii as enc
+    except ImportError:  # pragma: no cover
+        from json.encoder import py_encode_basestring_ascii as enc
+
+    write = os.write
+    getpid = os.getpid
+    getframe = sys._getframe
+    get_ident = _thread.get_ident
+    gc_enabled, gc_disable, gc_enable = gc.isenabled, gc.disable, gc.enable
+    ModuleType = types.ModuleType
+    FunctionType = types.FunctionType
+    module_dict = vars(ModuleType)["__dict__"].__get__
+    tdict = type.__dict__["__dict__"].__get__
+    qualname_of = type.__dict__["__qualname__"].__get__
+    code_of = FunctionType.__dict__["__code__"].__get__
+    str_str = str.__str__
+    owner = getpid()
+    main_thread = get_ident()
+
+    def plain(value: object, limit: int = 4000) -> str:
+        if type(value) is not str:
+            value = str_str(value) if issubclass(type(value), str) else "<not text>"
+        return value[:limit]
+
+    def dumps(value: Any) -> str:
+        t = type(value)
+        if t is str:
+            return enc(value)
+        if t is bool:
+            return "true" if value else "false"
+        if t is int:
+            return int.__repr__(value)
+        if t is type(None):
+            return "null"
+        if t is list or t is tuple:
+            return "[" + ",".join([dumps(v) for v in value]) + "]"
+        if t is dict:
+            items = value.items()
+            return "{" + ",".join([enc(plain(k)) + ":" + dumps(v) for k, v in items]) + "}"
+        return "null"
+
+    nonce = os.urandom(16).hex().encode()
+
+    def emit(record: dict) -> None:
+        if getpid() != owner:
+            return  # a fork of the test process (code under test called os.fork)
+        view = memoryview(nonce + b" " + dumps(record).encode("ascii") + b"\n")
+        while view:
+            view = view[write(out_fd, view) :]
+
+    view = memoryview(nonce + b"\n")
+    while view:
+        view = view[write(out_fd, view) :]
+
+    root = tree.rstrip("/") + "/"
+    real_root = os.path.realpath(tree).rstrip("/") + "/"
+    roots = tuple(dict.fromkeys((root, real_root)))
+    test_roots = tuple(r + "tests/" for r in roots)
+    harness_root = os.path.realpath(harness_dir).rstrip("/") + "/"
+    pinned = list(keep)  # noqa: F841 - keeps the canonical ids valid for the hook's life
+    canonical = frozenset(canonical_codes)
+    callers = frozenset(caller_codes)
+    categories: dict[object, int] = {}
+    busy: set[int] = set()
+    findings: list[dict] = []
+    # What was loaded, by the test file on whose behalf ("": the session's).
+    loaded_files: dict[str, set[str]] = {}
+    loaded_modules: dict[str, set[str]] = {}
+    genuine_modules = {plain(k): v for k, v in sys.modules.items()}
+    modules_dict = sys.modules
+
+    def category(filename: object) -> int:
+        if type(filename) is not str:
+            return ANONYMOUS
+        c = categories.get(filename)
+        if c is None:
+            if filename.startswith(test_roots):
+                c = CANONICAL
+            elif filename.startswith(roots):
+                c = WORKSPACE
+            elif filename.startswith(TRUSTED_PREFIXES) or filename.startswith(harness_root):
+                c = TRUSTED
+            else:
+                c = ANONYMOUS
+            categories[filename] = c
+        return c
+
+    # Frames of trusted code known to have nothing untrusted below them (a frame's callers
+    # never change while it lives; holding it keeps its id from being reused). Bounded.
+    clean: set[object] = set()  # frames (hashed by identity: no builtins.id event)
+
+    def untrusted_frame(frame: object) -> object | None:
+        """The newest frame of untrusted code on the stack from `frame` down, or None."""
+        f = frame
+        seen: list[object] = []
+        while f is not None:
+            if f in clean:
+                break
+            c = category(f.f_code.co_filename)  # type: ignore[attr-defined]
+            if c >= WORKSPACE:
+                return f
+            if c == TRUSTED and f is not frame:  # the newest is still running: not it
+                seen.append(f)
+            f = f.f_back  # type: ignore[attr-defined]
+        if len(clean) > 4096:
+            clean.clear()
+        clean.update(seen)  # a frame's callers never change while it lives
+        return None
+
+    def where(frame: object) -> str:
+        """`file:line in function` of a frame, the file relative to the tree."""
+        if frame is None:
+            return "?"
+        code = frame.f_code  # type: ignore[attr-defined]
+        fn = plain(code.co_filename)
+        for r in roots:
+            if fn.startswith(r):
+                fn = fn[len(r) :]
+                break
+        return f"{fn}:{int(frame.f_lineno or 0)} in {plain(code.co_name)}"  # type: ignore[attr-defined]
+
+    def is_private(filename: object) -> bool:
+        """Canonical tests and the harness itself: what untrusted code may not look into."""
+        if type(filename) is not str:
+            return False
+        return (
+            filename.startswith(test_roots)
+            or filename.startswith(harness_root)
+            or "/_pytest/" in filename
+            or "/pluggy/" in filename
+        )
+
+    def normalize(path: str) -> str:
+        """An absolute path without `.` and `..` (relative ones against the tree)."""
+        if not path.startswith("/"):
+            path = root + path
+        parts: list[str] = []
+        for part in path.split("/"):
+            if part == "..":
+                if parts:
+                    parts.pop()
+            elif part and part != ".":
+                parts.append(part)
+        return "/" + "/".join(parts)
+
+    # ------------------------------------------------------------ per-test state
+    state: dict = {
+        "collected": None,
+        "items": {},  # nodeid -> (qualname, file, facts at collection)
+        "current": None,  # nodeid
+        "phases": [],
+        "in_call": False,
+        "done": False,
+        "funcargs": None,
+        "plugins": None,
+        "canonical": None,
+        "canonical_dicts": None,
+        "owner": "",  # the test file whose collection or test is running
+        "workspace_ran": False,  # a workspace module was loaded
+    }
+
+    def current_test() -> str:
+        cur = state["current"]
+        if cur is not None:
+            return cur
+        return "(collection)" if state["collected"] is None else ""
+
+    def flag(kind: str, detail: str) -> None:
+        if len(findings) >= MAX_FINDINGS:
+            return
+        finding = {"kind": plain(kind, 40), "test": current_test(), "detail": plain(detail, 500)}
+        findings.append(finding)
+        emit({"ev": "integrity", **finding})
+
+    # ------------------------------------------------------------ snapshots
+    # Snapshots hold the keys and values themselves and compare them with `is`: `id()`
+    # raises an audit event of its own (builtins.id), which would run this hook per entry.
+    def ids(d: Any) -> list:
+        return [tuple(d), tuple(d.values())]
+
+    def same(d: Any, keys: tuple, values: tuple) -> bool:
+        return len(d) == len(keys) and all(map(is_, d.values(), values)) and all(map(is_, d, keys))
+
+    def snapshot_of(names: tuple[str, ...], classes: frozenset[str] | None = None) -> list[list]:
+        """[label, dict, key ids, value ids, keys] of each module and of its classes.
+
+        `classes`: only the classes of these names (None: all of them).
+        """
+        out = []
+        for name in names:
+            mod = modules_dict.get(name)
+            if mod is None or not issubclass(type(mod), ModuleType):
+                continue
+            d = module_dict(mod)
+            out.append([name, d, *ids(d)])
+            for v in list(d.values()):
+                if issubclass(type(v), type) and tdict(v).get("__module__") == name:
+                    qual = plain(qualname_of(v), 200)
+                    if classes is None or qual in classes:
+                        out.append([f"{name}.{qual}", tdict(v), *ids(tdict(v))])
+        return out
+
+    own_package = __name__.rpartition(".")[0]
+    fast_names = tuple(n for n in FAST_MODULES if n in modules_dict)
+    full_names = tuple(
+        dict.fromkeys(
+            [n for n in canonical_imports if n in modules_dict]
+            + [n for n in modules_dict if plain(n).startswith(own_package + ".")]
+            + [
+                plain(n)
+                for n, m in list(modules_dict.items())
+                if issubclass(type(m), ModuleType)
+                and plain(n).split(".")[0] in ("pytest", "_pytest", "pluggy", "iniconfig")
+            ]
+        )
+    )
+
+    def take_snapshots() -> tuple[list, list]:
+        fast = snapshot_of(fast_names, PER_TEST_CLASSES)
+        fast.append(["the builtins of canonical tests", BUILTINS, *ids(BUILTINS)])
+        return fast, snapshot_of(full_names)
+
+    fast, full = take_snapshots()
+
+    def check_snapshot(snap: list) -> bool:
+        for entry in snap:
+            label, d, keys, values = entry
+            if same(d, keys, values):
+                continue
+            before = {plain(k, 80): v for k, v in zip(keys, values, strict=True)}
+            now = {plain(k, 80): v for k, v in list(d.items())}
+            named = sorted(
+                k
+                for k in before.keys() | now.keys()
+                if before.get(k, before) is not now.get(k, now)
+            )
+            old_names = set(before)
+            bad = [
+                n
+                for n in named
+                if ("*", n) not in LEGITIMATE_CHANGES
+                and (label, n) not in LEGITIMATE_CHANGES
+                and not (n not in old_names and submodule(d.get(n), f"{label}.{n}"))
+            ]
+            if bad:
+                flag(
+                    "harness_changed", f"the code under test changed {label}: {', '.join(bad[:3])}"
+                )
+                return False
+            entry[2:] = ids(d)
+        return True
+
+    def submodule(value: object, name: str) -> bool:
+        """True if `value` is the module `name` (a package gains its submodules on import)."""
+        return issubclass(type(value), ModuleType) and modules_dict.get(name) is value
+
+    def canonical_modules() -> dict[str, dict]:
+        out = {}
+        for m in list(modules_dict.values()):
+            if not issubclass(type(m), ModuleType):
+                continue
+            d = module_dict(m)
+            f = d.get("__file__")
+            if type(f) is str and f.startswith(test_roots):
+                out[plain(d.get("__name__"), 200)] = d
+        return out
+
+    def check_canonical_helpers() -> None:
+        """At every test: the helpers and builtins of the canonical modules are ours."""
+        for name, d in (state["canonical_dicts"] or {}).items():
+            if d.get("__builtins__") is not BUILTINS or d.get("@swarm_h") is not HELPERS:
+                flag("test_module_changed", f"the helpers of {name} were replaced")
+                return
+
+    def check_canonical_modules(first: bool) -> None:
+        """The canonical modules' helpers, builtins, functions, classes and modules.
+
+        Found at the end of collection; later checks look at those (a test does not
+        import canonical modules of its own after that).
+        """
+        if first or state["canonical_dicts"] is None:
+            state["canonical_dicts"] = canonical_modules()
+        seen: dict[str, list] = {}
+        for name, d in state["canonical_dicts"].items():
+            if d.get("__builtins__") is not BUILTINS or d.get("@swarm_h") is not HELPERS:
+                flag("test_module_changed", f"the helpers of {name} were replaced")
+            kept = {}
+            for k, v in list(d.items()):
+                tv = type(v)
+                if issubclass(tv, ModuleType):
+                    modname = plain(module_dict(v).get("__name__"), 200)
+                    if genuine_modules.get(modname, v) is not v:
+                        flag("test_module_changed", f"{name}.{plain(k, 80)} is not the real module")
+                if issubclass(tv, ModuleType) or tv is FunctionType or issubclass(tv, type):
+                    kept[k] = v  # its functions, classes and modules (not its data: a cache)
+            seen[name] = ids(kept)
+        if first:
+            state["canonical"] = seen
+            return
+        for name, (keys, values) in seen.items():
+            old = (state["canonical"] or {}).get(name)
+            if old is not None and not (
+                len(keys) == len(old[0])
+                and all(map(is_, keys, old[0]))
+                and all(map(is_, values, old[1]))
+            ):
+                now = dict(zip(map(plain, keys), values, strict=True))
+                then = dict(zip(map(plain, old[0]), old[1], strict=True))
+                changed = sorted(
+                    k for k in now.keys() | then.keys() if now.get(k, now) is not then.get(k, then)
+                )
+                flag(
+                    "test_module_changed",
+                    f"the code under test changed {name}: {', '.join(changed[:3])}",
+                )
+                state["canonical"] = seen
+                return
+
+    def plugins_ok(got: object, where_: str) -> None:
+        if state["plugins"] is not None and got != state["plugins"]:
+            flag("plugin_added", f"a pytest plugin or hook implementation was added ({where_})")
+
+    # ------------------------------------------------------------ reporting
+    def report(kind: str, args: tuple) -> None:  # noqa: C901 - one branch per pytest event
+        if kind == "collectstart":
+            state["owner"] = plain(args[0]).partition("::")[0]
+            emit({"ev": "collect", "file": plain(args[0])})
+        elif kind == "collecterror":
+            emit({"ev": "collect_error", "file": plain(args[0]), "text": plain(args[1])})
+        elif kind == "sessionstart":
+            if not state["workspace_ran"]:
+                # Only pytest has run since the snapshot (configuring itself): take it again.
+                fast[:], full[:] = take_snapshots()
+        elif kind == "collected":
+            items, plugins, foreign = args
+            collected = []
+            for nodeid, facts in items:
+                nid = plain(nodeid)
+                path, _, rest = nid.partition("::")
+                qual = ".".join(p for p in rest.partition("[")[0].split("::") if p)
+                state["items"][nid] = (qual, root + path, facts)
+                collected.append(nid)
+            state["collected"] = collected
+            state["plugins"], state["critical_plugins"] = plugins
+            for plugin in foreign:
+                flag(
+                    "plugin_added",
+                    f"a pytest plugin was registered by the code under test: {plain(plugin, 200)}",
+                )
+            check_snapshot(fast)
+            check_snapshot(full)
+            check_canonical_modules(first=True)
+            state["owner"] = ""
+            emit({"ev": "collected", "ids": collected})
+        elif kind == "start":
+            nodeid, facts, plugins = plain(args[0]), args[1], args[2]
+            entry = state["items"].get(nodeid)
+            if entry is None:
+                flag("item_changed", f"a test item that was not collected started: {nodeid}")
+                return
+            state["current"] = nodeid
+            state["owner"] = nodeid.partition("::")[0]
+            state["phases"] = []
+            state["done"] = state["in_call"] = False
+            state["funcargs"] = None
+            emit({"ev": "start", "id": nodeid})
+            check_item(nodeid, entry, facts)
+            if plugins != state["critical_plugins"]:
+                flag("plugin_added", "a hook implementation was added during the run")
+        elif kind == "call":
+            nodeid, starting, facts, funcargs = plain(args[0]), args[1], args[2], args[3]
+            if nodeid != state["current"]:
+                flag("item_changed", f"a test was called outside its own protocol: {nodeid}")
+                return
+            state["in_call"] = bool(starting)
+            if starting:
+                check_item(nodeid, state["items"][nodeid], facts)
+                state["funcargs"] = funcargs
+            elif state["funcargs"] is not None and funcargs != state["funcargs"]:
+                flag("item_changed", f"{nodeid}: its fixture values were replaced during its call")
+        elif kind == "logreport":
+            nodeid, when, outcome, text = (plain(a) for a in args)
+            cur = state["current"]
+            if nodeid != cur:
+                flag("report_changed", f"a report for a test that is not running: {nodeid}")
+                return
+            if when not in ("setup", "call", "teardown"):
+                flag("report_changed", f"{cur}: a report for an unknown phase")
+                return
+            if any(w == when for w, _ in state["phases"]):
+                flag("report_changed", f"{cur}: two reports for its {when} phase")
+            state["phases"].append((when, outcome))
+            if outcome != "passed":
+                prefix = "skipped: " if outcome == "skipped" else ""
+                emit({"ev": "bad", "id": cur, "when": when, "text": prefix + text})
+        elif kind == "finish_test":
+            nodeid, facts = plain(args[0]), args[1]
+            cur = state["current"]
+            if nodeid != cur:
+                flag("report_changed", f"a test finished that was not running: {nodeid}")
+                return
+            check_item(cur, state["items"][cur], facts)
+            check_snapshot(fast)
+            check_canonical_helpers()
+            phases = state["phases"]
+            reported = ("call", "passed") in phases and all(o == "passed" for _, o in phases)
+            if reported and not state["done"]:
+                flag(
+                    "outcome_forged",
+                    f"{cur}: pytest reported a pass, but its body did not run to its end",
+                )
+            passed = reported and state["done"] and not findings
+            emit({"ev": "done", "id": cur, "passed": passed})
+            state["current"] = None
+            state["owner"] = ""
+        elif kind == "sessionfinish":
+            check_snapshot(fast)
+            check_snapshot(full)
+            check_canonical_modules(first=False)
+            plugins_ok(args[0], "at the end of the run")
+            emit(
+                {
+                    "ev": "loaded",
+                    "files": {k: sorted(v) for k, v in loaded_files.items()},
+                    "modules": {k: sorted(v) for k, v in loaded_modules.items()},
+                }
+            )
+            emit({"ev": "finish"})
+        elif kind == "error":
+            emit({"ev": "error", "text": plain(args[0], 500)})
+
+    def check_item(nodeid: str, entry: tuple, facts: object) -> None:
+        """Facts the reporter gathered about an item: (kind ok, overrides, code id, params)."""
+        if type(facts) is not tuple or len(facts) != 4:
+            flag("item_changed", f"{nodeid}: unreadable")
+            return
+        kind_ok, overrides, code_id, params = facts
+        if kind_ok is not True:
+            flag("item_changed", f"{nodeid} is not a pytest test item")
+        elif overrides:
+            flag("item_changed", f"{nodeid}: its {plain(overrides[0], 80)} was replaced")
+        elif code_id not in canonical:
+            flag("item_changed", f"{nodeid}: its test function is not canonical code")
+        elif params != entry[2][3]:
+            flag("item_changed", f"{nodeid}: its parameters were changed")
+
+    # ------------------------------------------------------------ the hook
+    def on_report(args: tuple) -> None:
+        caller = getframe(2)  # 0: on_report, 1: hook, 2: the caller of sys.audit
+        bad = untrusted_frame(caller)
+        if id(caller.f_code) not in callers or get_ident() != main_thread or bad is not None:
+            culprit = where(bad if bad is not None else caller)
+            flag("report_forged", f"a report reached the scoring channel from {culprit}")
+            raise Refused(_VETO)
+        if not args or type(args[0]) is not str:
+            return
+        report(args[0], args[1:])
+
+    def on_done() -> None:
+        caller = getframe(2)
+        cur = state["current"]
+        code = caller.f_code
+        if cur is None or not state["in_call"] or id(code) not in canonical:
+            return
+        qual, file = state["items"][cur][:2]
+        if (
+            getattr(code, "co_qualname", qual.rpartition(".")[2]) != qual
+            or code.co_filename != file
+        ):
+            return  # another canonical function's end: not this test's
+        if get_ident() != main_thread or untrusted_frame(caller) is not None:
+            flag("outcome_forged", f"{cur}: its body was run by the code under test")
+            return
+        state["done"] = True
+
+    def frame_user(frame: object) -> object | None:
+        """The frame on whose behalf a frame-returning function runs (skips inspect etc.)."""
+        f = frame
+        while f is not None:
+            code = f.f_code  # type: ignore[attr-defined]
+            fn = code.co_filename
+            if type(fn) is not str or not (
+                fn.endswith(("/inspect.py", "/traceback.py"))
+                or (fn.endswith("/logging/__init__.py") and code.co_name == "<lambda>")
+            ):
+                return f
+            f = f.f_back  # type: ignore[attr-defined]
+        return None
+
+    def on_getframe(event: str, args: tuple) -> None:
+        caller = getframe(2)
+        user = frame_user(caller)
+        if user is not None and category(user.f_code.co_filename) < WORKSPACE:  # type: ignore[attr-defined]
+            returned = args[0] if args else None
+            if returned is None or not is_private(returned.f_code.co_filename):
+                return
+            if untrusted_frame(caller) is None:
+                return
+        flag("frame_introspection", f"{where(user)} called {event}")
+        raise Refused(_VETO)
+
+    def on_getattr(args: tuple) -> None:
+        obj, name = args[0], args[1]
+        if name == "__code__":
+            # Canonical tests' code holds their expected values; pytest's and ours, nothing.
+            target = code_of(obj) if type(obj) is FunctionType else None
+            if target is None or category(target.co_filename) != CANONICAL:
+                return
+            bad = untrusted_frame(getframe(2))
+            if bad is not None:
+                flag("code_introspection", f"{where(bad)} read the code of {plain(target.co_name)}")
+                raise Refused(_VETO)
+            return
+        caller = getframe(2)
+        if name == "f_code":
+            if is_private(obj.f_code.co_filename) and untrusted_frame(caller) is not None:
+                flag(
+                    "frame_introspection",
+                    f"{where(untrusted_frame(caller))} inspected a test or harness frame",
+                )
+                raise Refused(_VETO)
+        elif name == "tb_frame":
+            frame = obj.tb_frame
+            direct = category(caller.f_code.co_filename) >= WORKSPACE
+            private = is_private(frame.f_code.co_filename)
+            if direct or (private and untrusted_frame(caller) is not None):
+                flag("frame_introspection", f"{where(caller)} took a frame from a traceback")
+                raise Refused(_VETO)
+        elif name in ("gi_frame", "cr_frame", "ag_frame", "gi_code", "cr_code", "ag_code"):
+            user = frame_user(caller)
+            if user is not None and category(user.f_code.co_filename) >= WORKSPACE:  # type: ignore[attr-defined]
+                flag("frame_introspection", f"{where(user)} read .{plain(name)}")
+                raise Refused(_VETO)
+
+    def on_setattr(args: tuple) -> None:
+        obj, name = args[0], args[1]
+        if type(obj) is FunctionType and name in ("__code__", "__defaults__", "__kwdefaults__"):
+            if category(code_of(obj).co_filename) < WORKSPACE:
+                flag(
+                    "harness_changed",
+                    f"the code under test replaced {name} of {plain(code_of(obj).co_name)}",
+                )
+                raise Refused(_VETO)
+
+    def on_open(args: tuple) -> None:
+        path = args[0] if args else None
+        if type(path) is bytes:
+            path = path.decode("utf-8", "replace")
+        if type(path) is not str:
+            path = plain(path) if issubclass(type(path), str) else None
+        if path is None:
+            return
+        full = normalize(path)
+        if full.startswith("/proc/") and (full.endswith("/mem") or "/map_files" in full):
+            flag("memory_access", f"the code under test opened {full}")
+            raise Refused(_VETO)
+        for r in roots:
+            if full.startswith(r) and not full.startswith(r + "tests/"):
+                loaded_files.setdefault(state["owner"], set()).add(full[len(r) :])
+                if full.endswith(".py"):
+                    state["workspace_ran"] = True
+                return
+        private = full.startswith(harness_root) or (
+            full.startswith(test_roots) and full.endswith(".py")
+        )
+        if private:
+            bad = untrusted_frame(getframe(2))
+            if bad is not None:
+                flag("test_source_read", f"{where(bad)} opened {full}")
+                raise Refused(_VETO)
+
+    def on_compile(event: str, args: tuple) -> None:
+        direct = category(getframe(2).f_code.co_filename) >= WORKSPACE
+        if event == "marshal.loads":
+            if direct:
+                flag("code_forged", f"{where(getframe(2))} loaded marshalled code")
+                raise Refused(_VETO)
+            return
+        filename = args[1] if len(args) > 1 else None
+        if type(filename) is bytes:
+            filename = filename.decode("utf-8", "replace")
+        if direct and category(filename) in (TRUSTED, CANONICAL):
+            flag("code_forged", f"{where(getframe(2))} compiled code named {plain(filename, 200)}")
+            raise Refused(_VETO)
+
+    frames = ("sys._getframe", "sys._current_frames", "sys._getframemodulename")
+    gc_events = ("gc.get_objects", "gc.get_referrers", "gc.get_referents")
+    interpreter = ("sys.settrace", "sys.setprofile", "sys.addaudithook")
+    compiling = ("compile", "code.__new__", "marshal.loads")
+
+    watched = frozenset(
+        {REPORT_EVENT, DONE_EVENT, FINDING_EVENT, "open", "import", "object.__getattr__"}
+        | {"object.__setattr__", "object.__delattr__", *frames, *gc_events, *interpreter}
+        | set(compiling)
+    )
+
+    def hook(event: str, args: tuple) -> None:
+        if event not in watched and not (
+            type(event) is str and event.startswith(("ctypes.", "sys.monitoring"))
+        ):
+            return  # most events (builtins.id, os.*, ...): nothing to check
+        me = get_ident()
+        if me in busy:
+            return  # what the guard's own code raises (frames, code objects)
+        busy.add(me)
+        was_enabled = gc_enabled()
+        if was_enabled:
+            gc_disable()  # no finalizer of anyone else's may run inside the guard
+        try:
+            if event == REPORT_EVENT:
+                on_report(args)
+            elif event == DONE_EVENT:
+                on_done()
+            elif event == FINDING_EVENT:
+                flag(plain(args[0] if args else "", 40), plain(args[1] if len(args) > 1 else ""))
+            elif event == "open":
+                on_open(args)
+            elif event == "import":
+                if args and type(args[0]) is str:
+                    loaded_modules.setdefault(state["owner"], set()).add(args[0])
+            elif event == "object.__getattr__":
+                on_getattr(args)
+            elif event == "object.__setattr__" or event == "object.__delattr__":
+                on_setattr(args)
+            elif event in frames:
+                on_getframe(event, args)
+            elif event in gc_events:
+                if untrusted_frame(getframe(1)) is not None:
+                    flag(
+                        "gc_introspection", f"{where(untrusted_frame(getframe(1)))} called {event}"
+                    )
+                    raise Refused(_VETO)
+            elif event in interpreter or event.startswith(("ctypes.", "sys.monitoring")):
+                flag("interpreter_access", f"{where(getframe(1))} used {event}")
+                raise Refused(_VETO)
+            elif event in compiling:
+                on_compile(event, args)
+        except Refused:
+            raise
+        except BaseException as e:  # noqa: BLE001 - a fault of the guard fails the run, safely
+            flag("guard_error", f"{plain(type(e).__name__)} while handling {plain(event, 60)}")
+        finally:
+            busy.discard(me)
+            if was_enabled:
+                gc_enable()
+
+    sys.addaudithook(hook)

@@ -1,0 +1,601 @@
+"""Canonical test code compiled by the scorer, so that the code under test cannot bend it.
+
+Standard library only at import (pytest is imported by `compile_canonical` alone). On top
+of pytest's assertion rewriting, every canonical test module is compiled with:
+
+- **strict comparisons**: each `==`, `!=`, `in` and `not in` of an `assert` goes through
+  `strict_eq` (and friends) instead of the operands' own methods. An operand whose type
+  defines `__eq__` in code that is not trusted (the workspace's) is first asked whether it
+  equals a fresh `object()`; an always-equal object says yes and fails the comparison
+  (the finding is reported). Values of user subclasses of `int`, `str`, `list`, `dict`...
+  are compared by their built-in value, never by their overridden methods; dataclass
+  instances field by field; an object that equals two different values of a built-in type
+  is flagged as well.
+- **helpers out of reach**: every function of the module gets a keyword-only parameter
+  `__swarm__` whose default is the tuple `HELPERS`; the comparisons and the completion
+  marker are looked up in that local, which the code under test cannot rebind.
+- **genuine builtins**: the module's `__builtins__` is `BUILTINS`, a copy of the builtins
+  taken before any code under test ran (and watched by the guard), so
+  `builtins.ValueError = Exception` does not change what a canonical test means by
+  `ValueError`.
+- **a completion marker**: every test function (a name starting with `test`) calls
+  `__swarm__[0]("swarm_envs.done")` (that is `sys.audit`) at each exit. The guard accepts
+  the marker only from the canonical code of the test that is running; a test counts as
+  passed only if its body ran to the end.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import os
+import sys
+import sysconfig
+import types
+
+DONE_EVENT = "swarm_envs.done"
+FINDING_EVENT = "swarm_envs.finding"
+PARAM = "__swarm__"
+_RT = "@swarm_rt"
+_H = "@swarm_h"
+DONE, EQ, NE, IN, NOT_IN, RAISED, NOT_RAISED, CALL_RAISES = range(8)
+
+#: code from these places defines types whose `__eq__` is trusted
+TRUSTED_PREFIXES: tuple[str, ...] = tuple(
+    sorted(
+        {
+            os.path.realpath(p) + os.sep
+            for key in ("stdlib", "platstdlib", "purelib", "platlib")
+            if (p := sysconfig.get_paths().get(key))
+        }
+        | {os.path.dirname(os.path.realpath(__file__)) + os.sep}
+    )
+) + ("<frozen ",)
+
+#: the builtins of canonical code: a copy taken before any code under test ran (a real dict:
+#: the interpreter's import machinery requires one; the guard checks it is unchanged)
+BUILTINS = dict(builtins.__dict__)
+
+_EXACT_SCALARS = frozenset({int, float, complex, str, bytes, bool, type(None)})
+_mro = type.__dict__["__mro__"].__get__
+_tdict = type.__dict__["__dict__"].__get__
+_tname = type.__dict__["__qualname__"].__get__
+_code_of = types.FunctionType.__dict__["__code__"].__get__
+_MISSING = object()
+_DC_MARK = object()
+
+
+def _lookup(t, name, _mro=_mro, _tdict=_tdict, _missing=_MISSING):  # noqa: ANN001, ANN202
+    """The class attribute `name` of type `t`, read without running any of its code."""
+    for k in _mro(t):
+        v = _tdict(k).get(name, _missing)
+        if v is not _missing:
+            return v
+    return None
+
+
+def _untrusted(  # noqa: ANN202
+    x,  # noqa: ANN001
+    name="__eq__",  # noqa: ANN001
+    _type=type,
+    _lookup=_lookup,
+    _fn=types.FunctionType,
+    _code_of=_code_of,
+    _trusted=TRUSTED_PREFIXES,
+    _isinstance=isinstance,
+    _wrappers=(types.WrapperDescriptorType, types.MethodWrapperType, types.BuiltinFunctionType),
+    _str=str,
+):
+    """True if `x`'s `name` method is code that is not trusted (the workspace's)."""
+    m = _lookup(_type(x), name)
+    if m is None or _isinstance(m, _wrappers):
+        return False
+    if _isinstance(m, _fn):
+        f = _code_of(m).co_filename
+        return not (_type(f) is _str and f.startswith(_trusted))
+    return True  # some other callable object
+
+
+def _says_true(thunk, _bool=bool):  # noqa: ANN001, ANN202
+    try:
+        return _bool(thunk())
+    except Exception:  # noqa: BLE001 - an object that cannot answer does not lie
+        return False
+
+
+def _flag(detail, _audit=sys.audit, _event=FINDING_EVENT):  # noqa: ANN001, ANN202
+    _audit(_event, "always_equal", detail)
+
+
+def _probe(x, _object=object, _says_true=_says_true):  # noqa: ANN001, ANN202
+    """True if `x` claims to equal a fresh object (which nothing honest does)."""
+    return _says_true(lambda: x == _object())
+
+
+def _other(v, _type=type, _float=float, _object=object):  # noqa: ANN001, ANN202
+    """A value of the same built-in type that differs from `v`."""
+    t = _type(v)
+    if t is list:
+        return [*v, _object()]
+    if t is tuple:
+        return (*v, _object())
+    if t is dict:
+        return {**v, _object(): 0}
+    if t is set or t is frozenset:
+        return t((*v, _object()))
+    if t is bool:
+        return not v
+    if t is int or t is complex:
+        return v + 1
+    if t is float:
+        return v + 1.0 if v - v == 0.0 else 0.0
+    if t is str:
+        return v + "\x00"
+    if t is bytes:
+        return v + b"\x00"
+    return 0
+
+
+def _canon(  # noqa: ANN202, C901 - one case per built-in kind
+    x,  # noqa: ANN001
+    depth=0,  # noqa: ANN001
+    _type=type,
+    _isinstance=isinstance,
+    _exact=_EXACT_SCALARS,
+    _untrusted=_untrusted,
+    _probe=_probe,
+    _flag=_flag,
+    _tname=_tname,
+    _lookup=_lookup,
+    _mv=memoryview,
+    _bytes=bytes,
+    _list=list,
+    _tuple=tuple,
+    _dict=dict,
+    _set=set,
+    _frozenset=frozenset,
+    _int_add=int.__add__,
+    _float_add=float.__add__,
+    _complex_add=complex.__add__,
+    _str_str=str.__str__,
+    _list_iter=list.__iter__,
+    _tuple_iter=tuple.__iter__,
+    _dict_items=dict.items,
+    _set_iter=set.__iter__,
+    _fset_iter=frozenset.__iter__,
+    _getattr=getattr,
+    _mark=_DC_MARK,
+    _fn=types.FunctionType,
+    _code_of=_code_of,
+):
+    """`x` as built-in values where it is one (user subclasses lose their methods)."""
+    t = _type(x)
+    if t in _exact or depth > 64:
+        return x
+    lies = _untrusted(x)
+    if lies and _probe(x):
+        _flag(f"an object of type {_tname(t)} claims to equal a fresh object()")
+        return _mark  # equal to nothing but itself
+    d = depth + 1
+    if _isinstance(x, bool):
+        return x
+    if _isinstance(x, int):
+        return _int_add(x, 0) if lies else x
+    if _isinstance(x, float):
+        return _float_add(x, 0.0) if lies else x
+    if _isinstance(x, complex):
+        return _complex_add(x, 0j) if lies else x
+    if _isinstance(x, str):
+        return _str_str(x) if lies else x
+    if _isinstance(x, bytes):
+        return _bytes(_mv(x)) if lies else x
+    if _isinstance(x, tuple):
+        return _tuple(_canon(e, d) for e in _tuple_iter(x)) if lies or t is tuple else x
+    if _isinstance(x, list):
+        return _list(_canon(e, d) for e in _list_iter(x)) if lies or t is list else x
+    if _isinstance(x, dict):
+        if lies or t is dict:
+            return {_canon(k, d): _canon(v, d) for k, v in _dict_items(x)}
+        return x
+    if _isinstance(x, frozenset):
+        return _frozenset(_canon(e, d) for e in _fset_iter(x)) if lies or t is frozenset else x
+    if _isinstance(x, set):
+        return _set(_canon(e, d) for e in _set_iter(x)) if lies or t is set else x
+    fields = _lookup(t, "__dataclass_fields__")
+    params = _lookup(t, "__dataclass_params__")
+    eq = _lookup(t, "__eq__")
+    generated = _type(eq) is _fn and _code_of(eq).co_filename == "<string>"
+    if generated and _getattr(params, "eq", False) and _type(fields) is _dict:
+        try:
+            values = _tuple(
+                _canon(_getattr(x, name), d)
+                for name, f in fields.items()
+                if _getattr(f, "compare", True)
+            )
+        except Exception:  # noqa: BLE001 - compare as Python would
+            return x
+        return (_mark, t, values)
+    return x
+
+
+def strict_eq(  # noqa: ANN201
+    a,  # noqa: ANN001
+    b,  # noqa: ANN001
+    _type=type,
+    _exact=_EXACT_SCALARS,
+    _untrusted=_untrusted,
+    _canon=_canon,
+    _other=_other,
+    _says_true=_says_true,
+    _flag=_flag,
+    _tname=_tname,
+    _containers=(list, tuple, dict, set, frozenset),
+):
+    """`a == b` that an always-equal object, or a lying subclass, cannot pass."""
+    ta, tb = _type(a), _type(b)
+    if ta in _exact and tb in _exact:
+        return a == b
+    for x, y, tx, ty in ((a, b, ta, tb), (b, a, tb, ta)):
+        if (ty in _exact or ty in _containers) and tx not in _exact and _untrusted(x):
+            alt = _other(y)
+            if _says_true(lambda x=x, y=y: x == y) and _says_true(lambda x=x, alt=alt: x == alt):
+                _flag(f"an object of type {_tname(tx)} claims to equal two different values")
+                return False
+    ca, cb = _canon(a), _canon(b)
+    return ca == cb
+
+
+def strict_ne(a, b, _strict_eq=strict_eq):  # noqa: ANN001, ANN201
+    """`a != b`, as the negation of `strict_eq`."""
+    return not _strict_eq(a, b)
+
+
+def strict_in(  # noqa: ANN201
+    a,  # noqa: ANN001
+    c,  # noqa: ANN001
+    _type=type,
+    _canon=_canon,
+    _strict_eq=strict_eq,
+    _untrusted=_untrusted,
+    _says_true=_says_true,
+    _object=object,
+    _flag=_flag,
+    _tname=_tname,
+    _sequences=(list, tuple),
+    _hashed=(set, frozenset, dict, str, bytes, bytearray, range),
+    _any=any,
+    _mark=_DC_MARK,
+):
+    """`a in c`, where neither a lying element nor a lying container can pass."""
+    tc = _type(c)
+    if tc in _sequences:
+        return _any(_strict_eq(a, e) for e in c)
+    if _canon(a) is _mark:  # a lying element (flagged)
+        return False
+    if tc not in _hashed and _untrusted(c, "__contains__") and _says_true(lambda: _object() in c):
+        _flag(f"a container of type {_tname(tc)} claims to contain a fresh object()")
+        return False
+    return a in c
+
+
+def strict_not_in(a, c, _strict_in=strict_in):  # noqa: ANN001, ANN201
+    """`a not in c`, as the negation of `strict_in`."""
+    return not _strict_in(a, c)
+
+
+def _exception_info(e):  # noqa: ANN001, ANN202
+    """The `ExceptionInfo` of `e` (pytest's), for the test's own use after the decision."""
+    from _pytest._code import ExceptionInfo
+
+    return ExceptionInfo.from_exception(e)
+
+
+def raised(  # noqa: ANN201
+    e,  # noqa: ANN001
+    expected,  # noqa: ANN001
+    match,  # noqa: ANN001
+    _type=type,
+    _mro=_mro,
+    _tuple=tuple,
+    _str=str,
+    _assert=AssertionError,
+    _info=_exception_info,
+):
+    """The `ExceptionInfo` of `e` if it is what `pytest.raises(expected, match=...)` awaits.
+
+    None if it is not (the caller re-raises it). Decided by the exception's method
+    resolution order, never by `__subclasscheck__` of a class of the code under test.
+    """
+    kinds = expected if _type(expected) is _tuple else (expected,)
+    mro = _mro(_type(e))
+    if not any(k in mro for k in kinds):
+        return None
+    if match is not None:
+        import re
+
+        text = _str(e)
+        if not re.search(match, text):
+            raise _assert(f"Regex pattern did not match.\n Regex: {match!r}\n Input: {text!r}")
+    return _info(e)
+
+
+def not_raised(expected, _assert=AssertionError):  # noqa: ANN001, ANN201
+    """What `pytest.raises` says when nothing was raised."""
+    raise _assert(f"DID NOT RAISE {expected}")
+
+
+def call_raises(expected, func, args, kwargs, _raised=raised, _not_raised=not_raised):  # noqa: ANN001, ANN201
+    """`pytest.raises(expected, func, *args, **kwargs)`."""
+    try:
+        func(*args, **kwargs)
+    except BaseException as e:  # noqa: BLE001 - whatever it raised is judged by `raised`
+        info = _raised(e, expected, None)
+        if info is None:
+            raise
+        return info
+    return _not_raised(expected)
+
+
+HELPERS = (
+    sys.audit,
+    strict_eq,
+    strict_ne,
+    strict_in,
+    strict_not_in,
+    raised,
+    not_raised,
+    call_raises,
+)
+_OPS = {ast.Eq: EQ, ast.NotEq: NE, ast.In: IN, ast.NotIn: NOT_IN}
+
+
+# ------------------------------------------------------------------------- compiling
+
+
+def compile_canonical(source: bytes, path: str, config: object = None) -> types.CodeType:
+    """Compile a canonical test module: pytest's assertion rewriting, then hardening."""
+    from _pytest.assertion.rewrite import rewrite_asserts
+
+    tree = ast.parse(source, filename=path)
+    rewrite_asserts(tree, source, path, config)  # type: ignore[arg-type]
+    harden(tree)
+    return compile(tree, path, "exec", dont_inherit=True)
+
+
+def harden(tree: ast.Module) -> None:
+    """Apply the hardening described in the module docstring to `tree` (in place)."""
+    package = __name__.rpartition(".")[0]
+    prologue: list[ast.stmt] = [
+        ast.Import([ast.alias(f"{package}.hardened", _RT)]),
+        ast.Assign(
+            [ast.Name("__builtins__", ast.Store())],
+            ast.Attribute(ast.Name(_RT, ast.Load()), "BUILTINS", ast.Load()),
+        ),
+        ast.Assign(
+            [ast.Name(_H, ast.Store())],
+            ast.Attribute(ast.Name(_RT, ast.Load()), "HELPERS", ast.Load()),
+        ),
+    ]
+    _Raises(_raises_names(tree)).visit(tree)
+    at = _prologue_position(tree)
+    ref = tree.body[at] if at < len(tree.body) else None
+    for stmt in prologue:
+        _locate(stmt, ref)
+    tree.body[at:at] = prologue
+    stack: list[tuple[ast.AST, bool]] = [(tree, False)]  # (node, inside a function)
+    while stack:
+        node, in_fn = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            node.args.kwonlyargs.append(_locate(ast.arg(PARAM), node))  # type: ignore[arg-type]
+            node.args.kw_defaults.append(_locate(ast.Name(_H, ast.Load()), node))  # type: ignore[arg-type]
+            if node.name.startswith("test"):
+                _mark_exits(node)
+            in_fn = True
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Compare):
+            _strict(node, in_fn)
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, in_fn))
+
+
+def _locate(new: ast.AST, ref: ast.AST | None) -> ast.AST:
+    """Give `new` and its subtree the position of `ref` (line 1 without one)."""
+    line = getattr(ref, "lineno", 1) or 1
+    col = getattr(ref, "col_offset", 0) or 0
+    for n in ast.walk(new):
+        if "lineno" in n._attributes:
+            n.lineno, n.col_offset = line, col  # type: ignore[attr-defined]
+            n.end_lineno, n.end_col_offset = line, col  # type: ignore[attr-defined]
+    return new
+
+
+def _raises_names(tree: ast.Module) -> frozenset[str]:
+    """The local names that mean pytest's `raises` (`from pytest import raises`)."""
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == "pytest":
+            names.update(a.asname or a.name for a in node.names if a.name == "raises")
+    return frozenset(names)
+
+
+class _Raises(ast.NodeTransformer):
+    """`with pytest.raises(E, match=m) as info: body` -> try/except decided by `raised`.
+
+    `pytest.raises` itself is then never called, so replacing it (or pytest's internals)
+    cannot make a block that raised nothing, or the wrong thing, pass.
+    """
+
+    def __init__(self, local_names: frozenset[str]):
+        self.local_names = local_names
+        self.in_fn = 0
+        self.n = 0
+
+    def _is_raises(self, node: ast.expr) -> bool:
+        if not isinstance(node, ast.Call):
+            return False
+        f = node.func
+        return (
+            isinstance(f, ast.Attribute)
+            and f.attr == "raises"
+            and isinstance(f.value, ast.Name)
+            and f.value.id == "pytest"
+        ) or (isinstance(f, ast.Name) and f.id in self.local_names)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        self.in_fn += 1
+        self.generic_visit(node)
+        self.in_fn -= 1
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if not self._is_raises(node) or len(node.args) < 2 or not self.in_fn:
+            return node
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(
+            k.arg is None for k in node.keywords
+        ):
+            return node
+        expected, func, *rest = node.args
+        args = ast.Tuple(rest, ast.Load())
+        kwargs = ast.Dict(
+            [ast.Constant(k.arg) for k in node.keywords], [k.value for k in node.keywords]
+        )
+        call = ast.Call(_helper(CALL_RAISES, True), [expected, func, args, kwargs], [])
+        return _locate(call, node)
+
+    def visit_With(self, node: ast.With) -> ast.AST | list[ast.stmt]:
+        self.generic_visit(node)
+        if (
+            len(node.items) != 1
+            or not self.in_fn
+            or not self._is_raises(node.items[0].context_expr)
+        ):
+            return node
+        call = node.items[0].context_expr
+        assert isinstance(call, ast.Call)
+        keywords = {k.arg: k.value for k in call.keywords}
+        expected = call.args[0] if call.args else keywords.pop("expected_exception", None)
+        if expected is None or len(call.args) > 1 or set(keywords) - {"match"}:
+            return node  # a form we leave to pytest
+        self.n += 1
+        x, m, ok, e = (f"@swarm_{k}{self.n}" for k in ("x", "m", "ok", "e"))
+
+        def name(n: str, store: bool = False) -> ast.Name:
+            return ast.Name(n, ast.Store() if store else ast.Load())
+
+        handler = ast.ExceptHandler(
+            ast.Name("BaseException", ast.Load()),
+            e,
+            [
+                ast.Assign(
+                    [name(ok, True)],
+                    ast.Call(_helper(RAISED, True), [name(e), name(x), name(m)], []),
+                ),
+                ast.If(ast.Compare(name(ok), [ast.Is()], [ast.Constant(None)]), [ast.Raise()], []),
+            ],
+        )
+        out: list[ast.stmt] = [
+            ast.Assign([name(x, True)], expected),
+            ast.Assign([name(m, True)], keywords.get("match", ast.Constant(None))),
+            ast.Assign([name(ok, True)], ast.Constant(None)),
+            ast.Try(node.body, [handler], [], []),
+            ast.If(
+                ast.Compare(name(ok), [ast.Is()], [ast.Constant(None)]),
+                [ast.Expr(ast.Call(_helper(NOT_RAISED, True), [name(x)], []))],
+                [],
+            ),
+        ]
+        target = node.items[0].optional_vars
+        if target is not None:
+            out.append(ast.Assign([target], name(ok)))
+        for stmt in out:
+            _locate_missing(stmt, node)
+        return out
+
+
+def _locate_missing(new: ast.AST, ref: ast.AST) -> None:
+    """Give the nodes of `new` that have no position the position of `ref`."""
+    line, col = getattr(ref, "lineno", 1), getattr(ref, "col_offset", 0)
+    for n in ast.walk(new):
+        if "lineno" in n._attributes and getattr(n, "lineno", None) is None:
+            n.lineno, n.col_offset = line, col  # type: ignore[attr-defined]
+            n.end_lineno, n.end_col_offset = line, col  # type: ignore[attr-defined]
+
+
+def _prologue_position(tree: ast.Module) -> int:
+    """After the docstring, `from __future__` imports and pytest's own imports."""
+    at = 0
+    for i, stmt in enumerate(tree.body):
+        if isinstance(stmt, ast.Import) and any(
+            (a.asname or "").startswith("@py") for a in stmt.names
+        ):
+            at = i + 1
+        elif isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
+            at = max(at, i + 1)
+        elif i == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            at = max(at, 1)
+    return at
+
+
+def _helper(index: int, in_fn: bool) -> ast.expr:
+    source = ast.Name(PARAM if in_fn else _H, ast.Load())
+    return ast.Subscript(source, ast.Constant(index), ast.Load())
+
+
+def _strict(node: ast.Assign, in_fn: bool) -> None:
+    """`@py_assertN = a <op> b` (what pytest emits per comparison) -> a strict helper call."""
+    cmp = node.value
+    assert isinstance(cmp, ast.Compare)
+    targets = node.targets
+    if not (
+        len(targets) == 1
+        and isinstance(targets[0], ast.Name)
+        and targets[0].id.startswith("@py_assert")
+        and len(cmp.ops) == 1
+        and type(cmp.ops[0]) in _OPS
+    ):
+        return
+    index = _OPS[type(cmp.ops[0])]
+    call = _locate(ast.Call(_helper(index, in_fn), [], []), cmp)
+    assert isinstance(call, ast.Call)
+    call.args = [cmp.left, cmp.comparators[0]]
+    node.value = call
+
+
+def _done_call(ref: ast.AST) -> ast.stmt:
+    call = ast.Expr(ast.Call(_helper(DONE, True), [ast.Constant(DONE_EVENT)], []))
+    return _locate(call, ref)  # type: ignore[return-value]
+
+
+def _mark_exits(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    """Call the completion marker at the end of `fn`'s body and before each of its returns."""
+    stack: list[list[ast.stmt]] = [fn.body]
+    while stack:
+        body = stack.pop()
+        i = 0
+        while i < len(body):
+            stmt = body[i]
+            if isinstance(stmt, ast.Return):
+                if stmt.value is None:
+                    body.insert(i, _done_call(stmt))
+                else:
+                    tmp = ast.Name("@swarm_rv", ast.Store())
+                    assign = ast.Assign([tmp], stmt.value)
+                    _locate_missing(assign, stmt)
+                    body[i:i] = [assign, _done_call(stmt)]
+                    stmt.value = _locate(ast.Name("@swarm_rv", ast.Load()), stmt)  # type: ignore[assignment]
+                    i += 1
+                i += 2
+                continue
+            if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                for name in ("body", "orelse", "finalbody"):
+                    inner = getattr(stmt, name, None)
+                    if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                        stack.append(inner)
+                for handler in getattr(stmt, "handlers", ()):
+                    stack.append(handler.body)
+                for case in getattr(stmt, "cases", ()):
+                    stack.append(case.body)
+            i += 1
+    fn.body.append(_done_call(fn.body[-1]))

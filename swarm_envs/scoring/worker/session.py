@@ -1,0 +1,119 @@
+"""One pytest session over a scoring tree, in the current process (inside the sandbox)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from . import guard
+from .codecache import CodeCache
+from .reporter import Reporter, caller_codes
+
+
+def base_args(ini: str, rootdir: str) -> list[str]:
+    """The pytest command line of every scoring run (plugins that could interfere are off)."""
+    return [
+        "-c",
+        ini,
+        f"--rootdir={rootdir}",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:stepwise",
+        "-p",
+        "no:pastebin",
+        "-p",
+        "no:junitxml",
+        "-p",
+        "no:legacypath",
+        "-p",
+        "no:faulthandler",
+        # Both run gc.collect() over the whole heap at the end of a session (~40 ms each)
+        # to report unraisable exceptions as warnings; warnings do not decide outcomes.
+        "-p",
+        "no:unraisableexception",
+        "-p",
+        "no:threadexception",
+        "-q",
+        "--tb=short",
+        "-o",
+        "console_output_style=classic",
+        "--import-mode=prepend",
+        "--continue-on-collection-errors",
+    ]
+
+
+def redirect_std(keep_stdin: bool = False) -> None:
+    """Point fds 0-2 (1-2 with `keep_stdin`) at /dev/null.
+
+    Code under test never holds the real channel, so what it prints counts for nothing.
+    """
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (1, 2) if keep_stdin else (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+
+
+def set_limits(lim: dict) -> None:
+    """CPU seconds and address space of this process (and what it starts)."""
+    import resource
+
+    cpu = int(lim.get("cpu_s", 0))
+    if cpu > 0:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    mem = int(lim.get("memory_mb", 0))
+    if mem > 0:
+        b = mem * 1024 * 1024
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard == resource.RLIM_INFINITY or b <= hard:
+            resource.setrlimit(resource.RLIMIT_AS, (b, hard))
+
+
+def run_pytest(
+    tree: str,
+    ini: str,
+    targets: list[str],
+    select_ids: list[str] | None,
+    out_fd: int,
+    *,
+    code_cache: CodeCache,
+) -> None:
+    """Run pytest on `targets` of `tree` under the guard, which reports to `out_fd`.
+
+    Canonical tests must already be compiled (`code_cache.prepare`): the guard is installed
+    now, before any code under test is imported, and knows their code from then on.
+    """
+    import _pytest.runner
+
+    # Which test is running is nobody's business but the guard's.
+    _pytest.runner._update_current_test_var = _no_current_test
+    os.environ.pop("PYTEST_CURRENT_TEST", None)
+    codes, keep = code_cache.canonical_codes()
+    callers = [*caller_codes(), run_pytest.__code__]
+    guard.install(
+        out_fd=out_fd,
+        tree=tree,
+        canonical_codes=codes,
+        keep=keep,
+        caller_codes=frozenset(map(id, callers)),
+        # The worker's bin/: this package and the bootstrap that started it.
+        harness_dir=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        canonical_imports=tuple(sorted(code_cache.imports)),
+    )
+    del codes, keep
+    os.chdir(tree)
+    # The project root goes *last* on sys.path: a module of the workspace named like a
+    # standard or installed module (pytest.py, json.py) cannot shadow it.
+    sys.path.append(tree)
+    code_cache.install_finder(tree)
+    try:
+        reporter = Reporter(select_ids, tests_root=os.path.join(tree, "tests") + os.sep)
+        pytest.main([*base_args(ini, tree), *targets], plugins=[reporter])
+    except BaseException as e:  # noqa: BLE001 - anything the code under test raised
+        sys.audit(guard.REPORT_EVENT, "error", f"{type(e).__name__}: {e}"[:500])
+
+
+def _no_current_test(item: object, when: object) -> None:
+    return None

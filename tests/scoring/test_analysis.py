@@ -1,0 +1,137 @@
+"""Static facts of a Python file: what the host keys a cached outcome by."""
+
+from __future__ import annotations
+
+import pytest
+
+from swarm_envs.scoring.analysis import analyze
+
+SRC = b'''"""Module doc: parse and tokenize are mentioned here, not referenced."""
+import os
+from .core import tokenize as tok
+
+LIMIT = 3
+TABLE = {"add": handle_add}
+
+
+def handle_add(x):
+    """Doc of handle_add mentions evaluate."""
+    return helper(x) + tok(x).count
+
+
+class Node(Base):
+    def __eq__(self, other):
+        return True
+
+    def visit(self):
+        return getattr(self, "walk")()
+
+    @register("x")
+    def decorated(self):
+        return 1
+
+
+def nested():
+    def inner():
+        return deep()
+    return inner
+'''
+
+
+def _f(src: bytes = SRC, package: str = "pkg"):
+    return analyze(src, package)
+
+
+def test_imports_functions_and_references():
+    f = _f()
+    assert [(i.module, i.names) for i in f.imports] == [("os", ()), ("pkg.core", ("tokenize",))]
+    assert dict(f.aliases) == {"tok": "tokenize"}
+    fns = {fn.qualname: fn for fn in f.functions}
+    assert set(fns) == {"handle_add", "Node.__eq__", "Node.visit", "Node.decorated", "nested"}
+    assert {"helper", "tok", "count"} <= fns["handle_add"].refs
+    assert "evaluate" not in fns["handle_add"].refs  # docstrings name nothing
+    assert "walk" in fns["Node.visit"].refs  # a constant attribute name counts
+    assert "deep" in fns["nested"].refs  # nested functions belong to their parent
+    assert fns["Node.__eq__"].always and fns["Node.decorated"].always
+    assert not fns["handle_add"].always
+    assert {"handle_add", "LIMIT"} <= f.module_refs and "tokenize" not in f.module_refs
+    assert [(c.qualname, c.bases) for c in f.classes] == [("Node", ("Base",))]
+    assert not f.opaque
+
+
+def test_skeleton_ignores_bodies_but_not_what_importing_does():
+    base = _f().skeleton
+    body = SRC.replace(b"return helper(x) + tok(x).count", b"return helper(x) - 1")
+    assert _f(body).skeleton == base
+    assert _f(SRC.replace(b"LIMIT = 3", b"LIMIT = 4")).skeleton != base
+    assert _f(SRC.replace(b"def handle_add(x):", b"def handle_add(x, y=1):")).skeleton != base
+    assert _f(SRC.replace(b'"""Doc of handle_add', b'"""Other doc of handle_add')).skeleton != base
+    body_digest = {fn.qualname: fn.digest for fn in _f(body).functions}
+    assert (
+        body_digest["handle_add"] != {fn.qualname: fn.digest for fn in _f().functions}["handle_add"]
+    )
+
+
+OPAQUE = [
+    b"import importlib\n",
+    b"from importlib import import_module\n",
+    b"x = __import__('m')\n",
+    b"exec('1')\n",
+    b"def f():\n    return eval('1')\n",
+    b"def f(o, n):\n    return getattr(o, n)\n",
+    b"g = getattr\n",
+    b"def f():\n    return globals()\n",
+    b"def f(m):\n    return m.__dict__\n",
+    b"def f(fn):\n    return fn.__globals__\n",
+    b"import operator\nf = operator.attrgetter('__globals__')\n",
+    b"import sys\nm = sys.modules\n",
+    b"import sys\ndef f():\n    return sys._getframe()\n",
+    b"import sys as s\nx = s.path\n",
+    b"from sys import modules\n",
+    b"import os\nx = os.listdir('.')\n",
+    b"import os\nx = os.path.exists('a')\n",
+    b"from os.path import exists\n",
+    b"def f(p):\n    return open(p).read()\n",
+    b"import inspect\n",
+    b"import gc\n",
+    b"import subprocess\n",
+    b"import pickle\n",
+    b"import builtins\n",
+    b"x = __builtins__\n",
+    b"f = len.__self__\n",
+    b"import sys\nf(sys)\n",
+]
+
+
+@pytest.mark.parametrize("src", OPAQUE, ids=lambda s: s.decode().strip().replace("\n", "; ")[:40])
+def test_what_defeats_the_analysis_is_opaque(src):
+    assert analyze(src, "").opaque
+
+
+HONEST = [
+    b"import os\nx = os.path.join('a', 'b')\n",
+    b"import sys\nx = sys.maxsize\n",
+    b"from collections import namedtuple\nP = namedtuple('P', 'x y')\n",
+    b"def f(o):\n    return getattr(o, 'name', None)\n",
+    b"import json\nx = json.dumps({})\n",
+    b"import re\nR = re.compile('a+')\n",
+    b"from dataclasses import dataclass\n@dataclass\nclass P:\n    x: int\n",
+    b"import math\nfrom functools import lru_cache\n",
+]
+
+
+@pytest.mark.parametrize("src", HONEST, ids=lambda s: s.decode().strip().replace("\n", "; ")[:40])
+def test_ordinary_code_is_not_opaque(src):
+    assert not analyze(src, "").opaque
+
+
+def test_broken_deep_and_huge_files_never_raise():
+    broken = analyze(b"def (:\n", "")
+    assert broken.skeleton.startswith("raw:") and not broken.opaque
+    deep = analyze(b"x = " + b"1+" * 5000 + b"1\n", "")
+    assert deep.opaque and deep.skeleton.startswith("raw:")
+    nested = analyze(b"x = " + b"[" * 90 + b"]" * 90 + b"\n", "")  # parses: analysed
+    assert not nested.opaque
+    huge = analyze(b"x = 1\n" * 400_000, "")
+    assert huge.opaque
+    assert analyze(b"\xff\xfe not utf-8 \x00", "").skeleton.startswith("raw:")

@@ -1,0 +1,205 @@
+"""Cache keys from host-read content only: a differential test against fresh runs.
+
+After every edit of an adversarial sequence (a function reached through a registry, a
+callback by name from the standard library, a hidden import, a data file read at run
+time, a decorator's registry, same-size rewrites with restored timestamps, forged
+records), the fast scorer, with its cache and its static keys, must agree with a fresh
+`pytest` run of the naive scorer. A fresh episode must never inherit a cached outcome
+from another content.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+import pytest
+
+from swarm_envs.scoring import make_scorer
+
+from .project import write_task
+
+SOLUTION = {
+    "adv/__init__.py": "",
+    "adv/fns.py": "def double(x):\n    return x * 2\n\n\ndef triple(x):\n    return x * 3\n",
+    "adv/registry.py": 'from .fns import double, triple\n\nHANDLERS = {"double": double, "triple": triple}\n',
+    "adv/core.py": textwrap.dedent(
+        """\
+        import json
+
+        from .registry import HANDLERS
+
+
+        def run(name, x):
+            return HANDLERS[name](x)
+
+
+        class Enc(json.JSONEncoder):
+            def default(self, o):
+                return ["point", o.x]
+
+
+        def encode(p):
+            return json.dumps(p, cls=Enc)
+
+
+        class Box:
+            def value(self):
+                return 7
+
+
+        def by_name(obj):
+            return getattr(obj, "value")()
+        """
+    ),
+    "adv/hidden.py": "def secret():\n    return 41\n",
+    "adv/dyn.py": textwrap.dedent(
+        """\
+        import builtins
+
+        _load = getattr(builtins, "__imp" + "ort__")
+
+
+        def load():
+            return _load("adv.hidden", fromlist=["secret"]).secret()
+        """
+    ),
+    "adv/data.txt": "twelve chars",
+    "adv/reader.py": textwrap.dedent(
+        """\
+        import os
+
+
+        def size():
+            with open(os.path.join(os.path.dirname(__file__), "data.txt")) as f:
+                return f.read()
+        """
+    ),
+    "adv/plugins.py": textwrap.dedent(
+        """\
+        REG = {}
+
+
+        def register(f):
+            REG[f.__name__] = f
+            return f
+
+
+        @register
+        def plug():
+            return 1
+        """
+    ),
+}
+TESTS = {
+    "test_handlers.py": "from adv.core import run\n\n\ndef test_double():\n    assert run('double', 2) == 4\n\n\n"
+    "def test_triple():\n    assert run('triple', 2) == 6\n",
+    "test_json.py": "from adv.core import encode\n\n\nclass P:\n    x = 3\n\n\n"
+    "def test_encode():\n    assert encode(P()) == '[\"point\", 3]'\n",
+    "test_byname.py": "from adv.core import Box, by_name\n\n\ndef test_by_name():\n    assert by_name(Box()) == 7\n",
+    "test_dyn.py": "from adv.dyn import load\n\n\ndef test_load():\n    assert load() == 41\n",
+    "test_reader.py": "from adv.reader import size\n\n\ndef test_size():\n    assert size() == 'twelve chars'\n",
+    "test_plugins.py": "import adv.plugins as p\n\n\ndef test_plug():\n    assert p.REG['plug']() == 1\n",
+}
+
+FORGE = textwrap.dedent(
+    """\
+    import json, os
+
+    for fd in range(3, 64):
+        for rec in ({"ev": "loaded", "files": {}, "modules": {}}, {"ev": "deps", "tests": {}}):
+            try:
+                os.write(fd, b"0" * 32 + b" " + json.dumps(rec).encode() + b"\\n")
+            except OSError:
+                pass
+    """
+)
+
+
+def _put(sandbox, rel: str, text: str, *, keep_times: bool = False) -> None:
+    p = sandbox.root / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    st = p.stat() if keep_times and p.exists() else None
+    p.write_text(text)
+    if st is not None:
+        os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))  # same size, same mtime
+
+
+EDITS = [
+    (
+        "a function reached only through a registry",
+        "adv/fns.py",
+        SOLUTION["adv/fns.py"].replace("x * 2", "x * 2 + 1"),
+    ),
+    ("back", "adv/fns.py", SOLUTION["adv/fns.py"]),
+    ("a module loaded by a hidden import", "adv/hidden.py", "def secret():\n    return 42\n"),
+    ("back", "adv/hidden.py", SOLUTION["adv/hidden.py"]),
+    (
+        "a method the json module calls by name",
+        "adv/core.py",
+        SOLUTION["adv/core.py"].replace('["point", o.x]', '["point", o.x + 1]'),
+    ),
+    (
+        "a method called through getattr",
+        "adv/core.py",
+        SOLUTION["adv/core.py"].replace("return 7", "return 8"),
+    ),
+    ("back", "adv/core.py", SOLUTION["adv/core.py"]),
+    ("a data file read at run time", "adv/data.txt", "twelve CHARS"),
+    ("back", "adv/data.txt", SOLUTION["adv/data.txt"]),
+    (
+        "a function a decorator registered",
+        "adv/plugins.py",
+        SOLUTION["adv/plugins.py"].replace("return 1", "return 2"),
+    ),
+    ("back", "adv/plugins.py", SOLUTION["adv/plugins.py"]),
+    (
+        "records forged at import",
+        "adv/fns.py",
+        FORGE + SOLUTION["adv/fns.py"].replace("x * 3", "x * 4"),
+    ),
+    ("back", "adv/fns.py", SOLUTION["adv/fns.py"]),
+]
+
+
+@pytest.mark.timeout(600)
+def test_the_fast_scorer_agrees_with_fresh_runs_after_adversarial_edits(tmp_path, sandbox):
+    task = write_task(tmp_path / "adv", solution=SOLUTION, tests=TESTS, start=SOLUTION, name="adv")
+    task.materialize(sandbox.root)
+    with make_scorer(task, sandbox) as fast, make_scorer(task, sandbox, kind="subprocess") as fresh:
+        assert fast.evaluate().passed == fast.evaluate().total == 7
+        for what, rel, text in EDITS:
+            _put(sandbox, rel, text)
+            a, b = fast.evaluate(), fresh.evaluate()
+            assert a.verdict == b.verdict == "ok", (what, a.error, b.error)
+            assert a.per_test == b.per_test, what
+        # Same-size rewrites with the old timestamps, inside and outside the racy window.
+        for new in ("x * 5", "x * 3"):
+            _put(
+                sandbox, "adv/fns.py", SOLUTION["adv/fns.py"].replace("x * 3", new), keep_times=True
+            )
+            assert fast.evaluate().per_test == fresh.evaluate().per_test, new
+        p = sandbox.root / "adv/fns.py"
+        old = p.stat().st_mtime_ns - 10**10
+        os.utime(p, ns=(old, old))
+        fast.evaluate()
+        _put(
+            sandbox, "adv/fns.py", SOLUTION["adv/fns.py"].replace("x * 3", "x * 6"), keep_times=True
+        )
+        assert fast.evaluate().per_test == fresh.evaluate().per_test
+
+
+def test_a_fresh_episode_never_inherits_another_contents_outcome(tmp_path, make_sandbox_for_test):
+    """The cache is shared by every episode of a task; keys are content, never reports."""
+    task = write_task(tmp_path / "adv", solution=SOLUTION, tests=TESTS, start=SOLUTION, name="adv2")
+    first = make_sandbox_for_test()
+    task.materialize(first.root)
+    _put(first, "adv/fns.py", FORGE + SOLUTION["adv/fns.py"].replace("x * 2", "x * 9"))
+    with make_scorer(task, first) as sc:
+        hacked = sc.evaluate()
+    second = make_sandbox_for_test()
+    task.materialize(second.root)
+    with make_scorer(task, second) as sc:
+        again = sc.evaluate()
+    assert not hacked.per_test["tests/test_handlers.py::test_double"]
+    assert again.per_test["tests/test_handlers.py::test_double"] and again.passed == 7

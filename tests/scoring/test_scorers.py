@@ -1,0 +1,106 @@
+"""The contract both scorers keep: canonical tests only, per-test outcomes, selection,
+stale bytecode, collection errors, failures without a verdict.
+
+Every test runs real pytest inside a real sandbox on the tiny `mathy` task.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from swarm_envs.error import ConfigError
+from swarm_envs.scoring import make_scorer
+
+from .project import OPS_IDS, SOLUTION, TEXT_IDS, put
+
+
+def test_start_state_fails_everything(scorer):
+    r = scorer.evaluate()
+    assert r.verdict == "ok" and r.error is None
+    assert r.total == 7 and r.passed == 0
+    assert set(r.per_test) == set(OPS_IDS + TEXT_IDS)
+    assert "NotImplementedError" in r.failures[OPS_IDS[0]]
+
+
+def test_progress_is_counted_per_test(scorer, sandbox):
+    put(
+        sandbox,
+        "mathy/ops.py",
+        "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return 0\n",
+    )
+    r = scorer.evaluate()
+    assert r.verdict == "ok"
+    assert {k for k, v in r.per_test.items() if v} == {
+        "tests/test_ops.py::TestAdd::test_small",
+        "tests/test_ops.py::TestAdd::test_negative",
+        "tests/test_ops.py::test_mul[0-5-0]",
+    }
+    assert "assert 0 == 6" in r.failures["tests/test_ops.py::test_mul[2-3-6]"]
+    for rel, text in SOLUTION.items():
+        put(sandbox, rel, text)
+    r = scorer.evaluate()
+    assert (r.passed, r.total) == (7, 7) and not r.failures
+
+
+def test_selection_by_file_prefix_and_node(scorer, sandbox):
+    for rel, text in SOLUTION.items():
+        put(sandbox, rel, text)
+    assert scorer.evaluate(["tests/test_text.py"]).total == 3
+    assert scorer.evaluate(["tests/test_ops.py::TestAdd"]).total == 2
+    assert scorer.evaluate(["tests/test_ops.py::test_mul"]).total == 2
+    one = scorer.evaluate(["tests/test_ops.py::test_mul[0-5-0]"])
+    assert one.per_test == {"tests/test_ops.py::test_mul[0-5-0]": True}
+    r = scorer.evaluate(["tests/nope.py", "tests/test_text.py::test_shout"])
+    assert r.per_test == {"tests/test_text.py::test_shout": True}
+    assert "no canonical test matches" in r.failures["tests/nope.py"]
+    assert scorer.evaluate("tests/test_text.py").total == 3
+
+
+def test_unknown_kind_is_a_config_error(task, sandbox):
+    with pytest.raises(ConfigError, match="fast"):
+        make_scorer(task, sandbox, kind="slow")
+
+
+def test_stale_bytecode_same_size_edit_within_a_second(kind, task, sandbox):
+    """A same-size edit with the same mtime must never be scored as the old code."""
+    task.materialize(sandbox.root)
+    for rel, text in SOLUTION.items():
+        put(sandbox, rel, text)
+    with make_scorer(task, sandbox, kind=kind) as sc:
+        assert sc.evaluate(["tests/test_text.py::test_empty"]).passed == 1
+        # The agent also ran the tests itself, the way that creates __pycache__.
+        r = sandbox.run("env -u PYTHONDONTWRITEBYTECODE python -c 'import mathy.text'")
+        assert r.returncode == 0 and (sandbox.root / "mathy" / "__pycache__").is_dir()
+        p = sandbox.root / "mathy/text.py"
+        st = p.stat()
+        edited = SOLUTION["mathy/text.py"].replace('"!"', '"?"')
+        assert len(edited) == len(SOLUTION["mathy/text.py"])
+        p.write_text(edited)
+        os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))  # same size, same mtime
+        assert sc.evaluate(["tests/test_text.py::test_empty"]).passed == 0
+        p.write_text(SOLUTION["mathy/text.py"])
+        os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
+        assert sc.evaluate(["tests/test_text.py::test_empty"]).passed == 1
+
+
+def test_agent_commands_never_see_stale_bytecode(sandbox):
+    put(sandbox, "m.py", "X = 1\n")
+    assert sandbox.run("python -c 'import m; print(m.X)'").output.strip() == "1"
+    p = sandbox.root / "m.py"
+    st = p.stat()
+    p.write_text("X = 2\n")
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert sandbox.run("python -c 'import m; print(m.X)'").output.strip() == "2"
+    assert not (sandbox.root / "__pycache__").exists()
+
+
+def test_collection_error_fails_every_affected_test(scorer, sandbox):
+    put(sandbox, "mathy/text.py", SOLUTION["mathy/text.py"])
+    put(sandbox, "mathy/ops.py", "def add(a, b:\n    return a + b\n")  # syntax error
+    r = scorer.evaluate()
+    assert r.verdict == "ok" and r.total == 7
+    assert all(r.per_test[i] is False for i in OPS_IDS)
+    assert all(r.per_test[i] is True for i in TEXT_IDS)
+    assert "SyntaxError" in r.failures[OPS_IDS[0]] or "syntax" in r.failures[OPS_IDS[0]].lower()
