@@ -6,6 +6,7 @@ PY     := $(VENV)/bin/python
 HASH   := $(shell cksum < pyproject.toml | cut -d' ' -f1)
 CORE   := $(VENV)/.core-$(HASH)
 DEV    := $(VENV)/.dev-$(HASH)
+BENCH  := $(VENV)/.bench-$(HASH)
 DOCKER := $(VENV)/.docker-tools
 
 .PHONY: demo test test-fast lint layout bench clean
@@ -39,8 +40,15 @@ $(DOCKER): $(CORE)
 	@$(call need,debootstrap,debootstrap,the Docker backend's tests are skipped)
 	@touch $@
 
-demo: $(CORE)
-	$(VENV)/bin/swarm-envs run calc --agents 4
+$(BENCH): $(CORE)
+	$(PY) -m pip install -q -e '.[bench]'
+	rm -f $(VENV)/.bench-*; touch $@
+
+# A short bench on the mini suite: one scripted agent against swarms of 4 with each
+# coordination strategy, three seeds; report.md, figures.json and plots in bench_out/.
+demo: $(BENCH)
+	$(VENV)/bin/swarm-envs bench --tasks mini --agent claim --agent none --agent leader \
+		--sizes 1 4 --seeds 0 1 2 --workers 2 --out bench_out
 
 test: $(DEV) $(DOCKER)
 	$(PY) -m pytest -q -m "not slow"

@@ -1,58 +1,112 @@
-"""Scripted agents: explicit coordination strategies, no model.
+"""Scripted agents: explicit coordination strategies and a realistic work model, no model.
 
-They make the environment's dynamics visible without an LLM. Each agent knows
-the task's reference implementation of every unit (an *oracle*: it reads the
-task definition, which real agents never see), so the only thing that varies is
-how the swarm organises itself:
+They make the environment's dynamics visible without an LLM. Each agent knows the
+task's reference implementation of every unit (an *oracle*: it reads the task
+definition, which real agents never see), so what varies is how the swarm organises
+itself and how much a unit costs:
 
 - `none`: every agent works through the units in its own shuffled order, with no
-  messages: duplicated work and edit conflicts;
-- `claim`: before a unit, an agent posts `claim: <unit>` on #general and skips
-  units that others claimed or finished (`done: <unit>`);
-- `leader`: agent_0 assigns units round-robin with direct messages; the others
-  wait for their assignments.
+  messages: duplicated reading, duplicated attempts and edit conflicts;
+- `claim`: before a unit, an agent posts `claim: <unit>` on #general and skips units
+  that others claimed or finished (`done: <unit>`);
+- `leader`: agent_0 assigns units round-robin with direct messages; the others wait for
+  their assignments.
 
-Actions carry a modelled `usage`, as an LLM client would report it: the tokens of the
-call itself plus `reasoning_tokens` of thinking (output), and the latest observation
-(input).
+An agent alone coordinates with nobody: whatever the strategy, it posts nothing and
+works in dependency order, so the three strategies are the same agent at size 1.
+
+## One unit of work
+
+1. `claim` posts the claim.
+2. The agent reads the unit's file, then the files of the unit's dependencies that it
+   has not read yet in this episode (the reading cost). If the file no longer holds the
+   unit's starting text, a teammate got there first: it moves on.
+3. The error model: with probability `p_wrong` the agent first applies one of the task's
+   wrong-but-plausible candidates (`swarm_envs.generators.candidates`: mutants that the
+   unit's tests detect), runs the unit's tests, sees them fail and tries again; again
+   wrong with probability `p_wrong` while untried wrong candidates remain, then right.
+   (As an oracle it knows the failure is its own mistake and not a missing dependency.)
+4. It runs the unit's tests after each attempt; `claim` and `leader` then post
+   `done: <unit>`.
+
+An edit that no longer matches (someone else changed that code) makes it drop the unit.
+The edits come from the task's own starting state, so stub and bug instances work alike.
+
+## Cost
+
+Each action carries the usage an LLM client would report: output tokens = the call's
+own tokens (an edit's new code included) + thinking, `edit_reasoning_tokens` before an
+edit (working out the implementation) and `reasoning_tokens` before anything else;
+input tokens = the agent's context, the observations it has read so far, up to the
+latest `context_tokens` of them.
+
+Everything is deterministic under `seed`: the order of units, and per (agent, unit)
+whether it errs and which wrong candidates it tries.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
+import os
 import random
 import re
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from swarm_envs.actions import estimate_tokens
 from swarm_envs.channels import agent_name, agent_names
-from swarm_envs.error import ConfigError
-from swarm_envs.generators import unit_patches
+from swarm_envs.error import ConfigError, Error
+from swarm_envs.generators import Candidate, candidates, unit_patches
+from swarm_envs.scoring.runner import ProjectRunner
 from swarm_envs.task import Task, Unit
+from swarm_envs.text import truncation_marker
+
+logger = logging.getLogger("swarm_envs")
 
 Strategy = Literal["none", "claim", "leader"]
+#: how many times (30 virtual seconds each) an idle agent waits for the leader's assignment
+MAX_WAITS = 10
 STRATEGIES: tuple[str, ...] = ("none", "claim", "leader")
 _CLAIM = re.compile(r"^(claim|done|assign): (\S+)$")
+_CUT = truncation_marker(0).split("0", 1)[0].strip()  # how a capped observation says so
+
+Kind = Literal["coordinate", "read_own", "read", "edit", "test"]
+Edit = tuple[str, str, str]  # (path, old, new) of one edit_file
 
 
 def _call(name: str, tokens: int = 120, **arguments: Any) -> dict:
     return {"name": name, "arguments": arguments, "usage": {"output_tokens": tokens}}
 
 
-def _with_usage(action: dict, observation: str, reasoning_tokens: int) -> dict:
-    # The agent "read" its latest observation (its prompt, 4 characters a token) and
-    # "thought" before calling the tool, as an LLM agent would.
-    usage = {
-        "output_tokens": action["usage"]["output_tokens"] + reasoning_tokens,
-        "input_tokens": estimate_tokens(len(observation)),
-    }
-    return {**action, "usage": usage}
+@dataclass
+class _Step:
+    action: dict
+    kind: Kind
 
 
 @dataclass
 class ScriptedAgent:
-    """One scripted agent; call `act(observation, info)` when it is ready."""
+    """One scripted agent (the agent protocol of `swarm_envs.agents`).
+
+    Args:
+        name: its agent name (`agent_3`); `reset` may give it another.
+        task: the task (or generated instance) it works on.
+        strategy: `none`, `claim` or `leader`.
+        num_agents: the size of the swarm.
+        seed: everything it decides follows from it.
+        reasoning_tokens: output tokens of thinking per action other than an edit.
+        edit_reasoning_tokens: output tokens of thinking before an edit.
+        p_wrong: probability of a wrong attempt before each right one (0: an oracle).
+        context_tokens: the most input tokens an action reports (its context window).
+        read_dependencies: read the files of a unit's dependencies before editing it.
+        wrong: the wrong candidates per unit name (default: `wrong_candidates(task)`,
+            computed once and cached on disk, when `p_wrong` > 0).
+    """
 
     name: str
     task: Task
@@ -60,40 +114,60 @@ class ScriptedAgent:
     num_agents: int = 1
     seed: int = 0
     reasoning_tokens: int = 200
+    edit_reasoning_tokens: int = 600
+    p_wrong: float = 0.0
+    context_tokens: int = 8000
+    read_dependencies: bool = True
+    wrong: Mapping[str, Sequence[Candidate]] | None = None
     finished: set[str] = field(default_factory=set)
     claimed: set[str] = field(default_factory=set)
     assigned: list[str] = field(default_factory=list)
-    _plan: list[dict] = field(default_factory=list)
-    _unit: str | None = None
-    _order: list[str] = field(default_factory=list)
-    _said_done: bool = False
-    _assigned_out: bool = False
 
     def __post_init__(self) -> None:
-        if self.strategy not in STRATEGIES:
-            raise ConfigError(f"strategy={self.strategy!r}: expected one of {STRATEGIES}")
-        self.index = int(self.name.rsplit("_", 1)[1])
-        names = [u.name for u in self.task.units]
-        rng = random.Random(f"{self.seed}:{self.name}")
-        if self.strategy == "none":
-            rng.shuffle(names)
-        else:  # dependencies first, then a per-agent rotation to spread the work
-            names = _topological(self.task.units)
-            k = (self.index * max(len(names) // max(self.num_agents, 1), 1)) % max(len(names), 1)
-            names = names[k:] + names[:k] if self.strategy == "claim" else names
-        self._order = names
+        _check_options(
+            self.strategy,
+            self.p_wrong,
+            reasoning_tokens=self.reasoning_tokens,
+            edit_reasoning_tokens=self.edit_reasoning_tokens,
+            context_tokens=self.context_tokens,
+        )
+        if self.p_wrong > 0 and self.wrong is None:
+            self.wrong = wrong_candidates(self.task)
         self._units = {u.name: u for u in self.task.units}
+        self._start_texts = self.task.start_files()
+        self.reset(self.name)
 
     def reset(self, agent_name: str, task_info: object = None) -> None:
         """A new episode (the agent protocol of `swarm_envs.agents`): start afresh."""
         self.name = agent_name
-        self.finished, self.claimed, self.assigned, self._plan = set(), set(), [], []
-        self._unit, self._said_done, self._assigned_out = None, False, False
-        self.__post_init__()
+        self.index = int(agent_name.rsplit("_", 1)[1])
+        self.finished, self.claimed, self.assigned = set(), set(), []
+        self._got_assignment, self._waits = False, 0
+        self._queue: list[_Step] = []
+        self._last: Kind | None = None
+        self._unit: str | None = None
+        self._expect: list[str] = []  # starting text of the current unit, as read
+        self._dropped = False
+        self._read_files: set[str] = set()
+        self._context = 0  # characters of observations in the agent's context
+        self._said_done = self._assigned_out = False
+        self._coordinating = self.strategy != "none" and self.num_agents > 1
+        names = [u.name for u in self.task.units]
+        if self._coordinating or self.num_agents == 1:
+            # Dependencies first (alone, any strategy plans so), then for `claim` a
+            # per-agent rotation to spread the work.
+            names = _topological(self.task.units)
+            if self.strategy == "claim":
+                k = self.index * max(len(names) // max(self.num_agents, 1), 1)
+                k %= max(len(names), 1)
+                names = names[k:] + names[:k]
+        else:
+            random.Random(f"{self.seed}:{self.name}").shuffle(names)
+        self._order = names
 
     # ------------------------------------------------------------------ messages
 
-    def _read(self, info: Mapping[str, Any]) -> None:
+    def _read_messages(self, info: Mapping[str, Any]) -> None:
         for m in info.get("messages", []):
             for line in m["text"].splitlines():
                 match = _CLAIM.match(line.strip())
@@ -106,56 +180,131 @@ class ScriptedAgent:
                     self.finished.add(unit)
                 elif verb == "assign" and m["channel"] is None:
                     self.assigned.append(unit)
+                    self._got_assignment = True
 
     # ------------------------------------------------------------------ policy
 
     def act(self, observation: str, info: Mapping[str, Any]) -> dict:
         """The next action, given the agent's latest observation and info."""
-        return _with_usage(self._next(info), observation, self.reasoning_tokens)
+        self._context = min(self._context + len(observation), 4 * self.context_tokens)
+        action = self._next(info)
+        edit = action["name"] == "edit_file"
+        thinking = self.edit_reasoning_tokens if edit else self.reasoning_tokens
+        usage = {
+            "output_tokens": action["usage"]["output_tokens"] + thinking,
+            "input_tokens": estimate_tokens(max(self._context, len(observation))),
+        }
+        return {**action, "usage": usage}
 
     def _next(self, info: Mapping[str, Any]) -> dict:
-        self._read(info)
-        if info.get("error") and info.get("tool") == "edit_file":
-            # Our edit did not apply: someone else implemented this unit.
-            self._plan = []
-        if self._plan:
-            return self._plan.pop(0)
+        self._read_messages(info)
+        self._react(info)
+        if self._queue:
+            step = self._queue.pop(0)
+            self._last = step.kind
+            return step.action
+        self._last = "coordinate"
         if self._unit is not None:
-            self.finished.add(self._unit)
             finished, self._unit = self._unit, None
-            if self.strategy != "none":
+            self.finished.add(finished)
+            if self._coordinating and not self._dropped:
                 return _call("post", 30, channel="general", text=f"done: {finished}")
-        if self.strategy == "leader" and self.index == 0 and not self._assigned_out:
-            return self._assign()
+        if self.strategy == "leader" and self._coordinating and self.index == 0:
+            assignment = self._assign()
+            if assignment is not None:
+                return assignment
         unit = self._pick()
         if unit is None:
-            if self.strategy == "leader" and self.index != 0 and not self._said_done:
-                if not self.assigned and len(self.finished) < len(self._units):
-                    return _call("wait", 20, seconds=30.0)
+            if self.strategy == "leader" and self.index != 0 and self._coordinating:
+                # The leader sends every assignment at once: wait for that message, not
+                # for the others' work (a unit dropped without a `done` post would keep
+                # every idle agent waiting, and paying for its context, until the cap).
+                if not self._said_done and not self._got_assignment:
+                    if self._waits < MAX_WAITS and len(self.finished) < len(self._units):
+                        self._waits += 1
+                        return _call("wait", 20, seconds=30.0)
             self._said_done = True
             return _call("done", 20, summary=f"{self.name} finished")
-        self._unit = unit
-        u = self._units[unit]
-        plan = [_call("read_file", 40, path=u.path)]  # look before editing, as an LLM would
-        plan += [
-            _call("edit_file", 150 + len(p.new) // 4, path=p.path, old=p.old, new=p.new)
-            for p in unit_patches(self.task, u)
-        ]
-        plan.append(_call("run_tests", 40, selection=list(u.tests)))
-        if self.strategy == "claim":
-            self._plan = plan
-            return _call("post", 30, channel="general", text=f"claim: {unit}")
-        self._plan = plan[1:]
-        return plan[0]
+        self._queue = self._plan(unit)
+        step = self._queue.pop(0)
+        self._last = step.kind
+        return step.action
+
+    def _react(self, info: Mapping[str, Any]) -> None:
+        """Drop the rest of the current unit when its last action shows someone else did it."""
+        if self._unit is None:
+            return
+        if self._last == "edit" and info.get("error"):
+            self._drop()
+        elif self._last == "read_own" and not info.get("error"):
+            seen = info.get("result") or ""
+            if _CUT not in seen and not all(text in seen for text in self._expect):
+                self._drop()
+
+    def _drop(self) -> None:
+        self._queue, self._dropped = [], True
+
+    def _plan(self, name: str) -> list[_Step]:
+        """Every action of one unit: claim, reads, attempts with their test runs."""
+        unit = self._units[name]
+        self._unit, self._dropped = name, False
+        attempts = self._attempts(unit)
+        self._expect = [old for _, old, _ in attempts[0]]
+        steps = []
+        if self._coordinating and self.strategy == "claim":
+            claim = _call("post", 30, channel="general", text=f"claim: {name}")
+            steps.append(_Step(claim, "coordinate"))
+        steps.append(_Step(_call("read_file", 40, path=unit.path), "read_own"))
+        if self.read_dependencies:
+            for path in self._dependency_files(unit):
+                steps.append(_Step(_call("read_file", 40, path=path), "read"))
+        for edits in attempts:
+            for path, old, new in edits:
+                edit = _call("edit_file", 150 + len(new) // 4, path=path, old=old, new=new)
+                steps.append(_Step(edit, "edit"))
+            steps.append(_Step(_call("run_tests", 40, selection=list(unit.tests)), "test"))
+        return steps
+
+    def _dependency_files(self, unit: Unit) -> list[str]:
+        paths = []
+        for dep in unit.depends_on:
+            path = self._units[dep].path
+            if path != unit.path and path not in self._read_files and path not in paths:
+                paths.append(path)
+        self._read_files.update(paths)
+        self._read_files.add(unit.path)
+        return paths
+
+    def _attempts(self, unit: Unit) -> list[list[Edit]]:
+        """The edits of each attempt at `unit`: wrong ones first (the error model), then right.
+
+        The first attempt edits the starting state; each later one turns the file as the
+        previous attempt left it into the next version.
+        """
+        start = self._start_texts[unit.path].decode("utf-8")
+        right = [(p.path, p.old, p.new) for p in unit_patches(self.task, unit)]
+        versions: list[tuple[list[Edit], str]] = []
+        rng = random.Random(f"{self.seed}:{self.name}:{unit.name}")
+        pool = list((self.wrong or {}).get(unit.name, ()))
+        while pool and rng.random() < self.p_wrong:
+            wrong = list(pool.pop(rng.randrange(len(pool))).patches)
+            text = _applied(start, wrong)
+            if text is not None:  # it edits the starting state as the right one does
+                versions.append((wrong, text))
+        versions.append((right, _applied(start, right) or start))
+        attempts = [versions[0][0]]
+        for (_, before), (_, after) in zip(versions, versions[1:], strict=False):
+            attempts.append([(unit.path, *_hunk(before, after))])
+        return attempts
 
     def _pick(self) -> str | None:
-        if self.strategy == "leader" and self.index != 0:
+        if self.strategy == "leader" and self.index != 0 and self._coordinating:
             while self.assigned:
                 unit = self.assigned.pop(0)
                 if unit not in self.finished:
                     return unit
             return None
-        if self.strategy == "leader":
+        if self.strategy == "leader" and self._coordinating:
             mine = [u for i, u in enumerate(self._order) if i % self.num_agents == 0]
             todo = [u for u in mine if u not in self.finished]
             return todo[0] if todo else None
@@ -165,21 +314,66 @@ class ScriptedAgent:
                 return unit
         return None
 
-    def _assign(self) -> dict:
+    def _assign(self) -> dict | None:
+        """The leader's first message of assignments (the others queued), once."""
+        if self._assigned_out:
+            return None
         self._assigned_out = True
         lines: dict[int, list[str]] = {}
         for i, unit in enumerate(self._order):
             if i % self.num_agents:
                 lines.setdefault(i % self.num_agents, []).append(f"assign: {unit}")
-        if not lines:
-            return _call("post", 20, channel="general", text="working alone")
-        # One message per teammate; the first now, the rest queued in the plan.
         msgs = [
-            _call("send_message", 20 + 10 * len(v), to=agent_name(k), text="\n".join(v))
+            _Step(
+                _call("send_message", 20 + 10 * len(v), to=agent_name(k), text="\n".join(v)),
+                "coordinate",
+            )
             for k, v in sorted(lines.items())
         ]
-        self._plan = msgs[1:] + self._plan
-        return msgs[0]
+        if not msgs:
+            return None
+        self._queue = msgs[1:]
+        return msgs[0].action
+
+
+def _check_options(strategy: str, p_wrong: float, **counts: int) -> None:
+    """Raise `ConfigError` naming the first invalid option."""
+    if strategy not in STRATEGIES:
+        raise ConfigError(f"strategy={strategy!r}: expected one of {list(STRATEGIES)}")
+    if not 0.0 <= p_wrong <= 1.0:
+        raise ConfigError(f"p_wrong={p_wrong!r}: expected a probability between 0 and 1")
+    for name, value in counts.items():
+        if value < 0:
+            raise ConfigError(f"{name}={value!r}: expected a number of tokens >= 0")
+
+
+def _applied(text: str, edits: Sequence[Edit]) -> str | None:
+    """`text` after the edits (each must match once), or None if one does not."""
+    for _, old, new in edits:
+        if text.count(old) != 1:
+            return None
+        text = text.replace(old, new, 1)
+    return text
+
+
+def _hunk(before: str, after: str) -> tuple[str, str]:
+    """One edit that turns `before` into `after`.
+
+    The lines between their common head and tail, widened by a line at a time until the
+    old text occurs once in `before`.
+    """
+    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    while True:
+        old = "".join(a[head : len(a) - tail])
+        if (old and before.count(old) == 1) or (head == 0 and tail == 0):
+            return old, "".join(b[head : len(b) - tail])
+        head, tail = max(head - 1, 0), max(tail - 1, 0)
 
 
 def _topological(units: list[Unit]) -> list[str]:
@@ -200,17 +394,124 @@ def _topological(units: list[Unit]) -> list[str]:
     return done
 
 
+# ---------------------------------------------------------------------- wrong candidates
+
+_FORMAT = 1  # of the cache files; a file of another format is rebuilt
+
+
+def wrong_candidates(
+    task: Task, n_wrong: int = 2, seed: int = 0, *, cache: bool = True
+) -> dict[str, tuple[Candidate, ...]]:
+    """The wrong-but-plausible candidates of every unit (`generators.candidates`).
+
+    Finding them runs the unit's tests on mutants (about a second a unit), so the result
+    is cached in the user's cache folder, keyed by the content of the task's files; a
+    corrupt or foreign cache file is rebuilt. A unit without detectable mutants has none.
+    """
+    path = _cache_path(task, n_wrong, seed)
+    if cache:
+        found = _load(path, task)
+        if found is not None:
+            return found
+    out: dict[str, tuple[Candidate, ...]] = {}
+    with ProjectRunner(task) as runner:
+        for unit in task.units:
+            try:
+                found_for = candidates(task, unit, n_wrong, seed, runner=runner)
+            except (Error, ValueError) as e:  # no mutant, or a unit stubbing cannot edit
+                logger.warning("no wrong candidates for %s of %s: %s", unit.name, task.id, e)
+                found_for = []
+            out[unit.name] = tuple(c for c in found_for if not c.correct)
+    if cache:
+        _store(path, task, out)
+    return out
+
+
+def _cache_path(task: Task, n_wrong: int, seed: int) -> Path:
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    digest = hashlib.sha256()
+    for p in sorted(task.root.rglob("*")):
+        if p.is_file() and "__pycache__" not in p.parts:
+            digest.update(p.relative_to(task.root).as_posix().encode() + b"\0")
+            digest.update(p.read_bytes() + b"\0")
+    name = f"{task.id}-{digest.hexdigest()[:20]}-w{n_wrong}-s{seed}.json"
+    return base / "swarm_envs" / "wrong_candidates" / name
+
+
+def _load(path: Path, task: Task) -> dict[str, tuple[Candidate, ...]] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data["format"] != _FORMAT or data["task"] != task.id:
+            return None
+        return {
+            unit: tuple(
+                Candidate(unit, False, tuple((p[0], p[1], p[2]) for p in c["patches"]), c["note"])
+                for c in found
+            )
+            for unit, found in data["units"].items()
+        }
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _store(path: Path, task: Task, found: Mapping[str, Sequence[Candidate]]) -> None:
+    data = {
+        "format": _FORMAT,
+        "task": task.id,
+        "units": {
+            unit: [{"note": c.note, "patches": [list(p) for p in c.patches]} for c in cs]
+            for unit, cs in found.items()
+        },
+    }
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        os.replace(tmp, path)  # atomic: a concurrent reader sees the old file or the new
+    except OSError as e:  # a read-only cache folder costs time, nothing else
+        logger.warning("cannot cache wrong candidates at %s: %s", path, e)
+
+
 def make_team(
     task: Task,
     num_agents: int,
     strategy: Strategy = "claim",
     seed: int = 0,
     reasoning_tokens: int = 200,
+    *,
+    edit_reasoning_tokens: int = 600,
+    p_wrong: float = 0.0,
+    context_tokens: int = 8000,
+    read_dependencies: bool = True,
+    wrong: Mapping[str, Sequence[Candidate]] | None = None,
 ) -> dict[str, ScriptedAgent]:
-    """One scripted agent per agent name."""
+    """One scripted agent per agent name (see `ScriptedAgent` for the arguments).
+
+    The wrong candidates are found once for the whole team (when `p_wrong` > 0).
+    """
+    _check_options(
+        strategy,
+        p_wrong,
+        reasoning_tokens=reasoning_tokens,
+        edit_reasoning_tokens=edit_reasoning_tokens,
+        context_tokens=context_tokens,
+    )
+    if p_wrong > 0 and wrong is None:
+        wrong = wrong_candidates(task)
     return {
         name: ScriptedAgent(
-            name, task, strategy, num_agents, seed, reasoning_tokens=reasoning_tokens
+            name,
+            task,
+            strategy,
+            num_agents,
+            seed,
+            reasoning_tokens=reasoning_tokens,
+            edit_reasoning_tokens=edit_reasoning_tokens,
+            p_wrong=p_wrong,
+            context_tokens=context_tokens,
+            read_dependencies=read_dependencies,
+            wrong=wrong,
         )
         for name in agent_names(num_agents)
     }

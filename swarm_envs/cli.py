@@ -1,4 +1,4 @@
-"""The `swarm-envs` command: list tasks, run a demo swarm, summarise a recording."""
+"""The `swarm-envs` command: list tasks, run a demo swarm, bench agents, summarise a recording."""
 
 from __future__ import annotations
 
@@ -286,6 +286,41 @@ def cmd_train(args: argparse.Namespace) -> int:
     return int(trainer.main(options))
 
 
+# ---------------------------------------------------------------------------- bench
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """Run a bench (agents x sizes x tasks x seeds) and write its report and plots."""
+    from swarm_envs.bench import build_config, parse_agent, run_bench, write_report
+
+    overrides = {
+        "agents": [parse_agent(a) for a in args.agent] if args.agent else None,
+        "sizes": args.sizes,
+        "tasks": args.tasks,
+        "seeds": args.seeds,
+        "time_cap_s": args.time_cap,
+        "budgets_s": args.budgets,
+        "token_budget_per_test": args.token_budget_per_test,
+        "wall_clock": args.wall_clock or None,
+        "workers": args.workers,
+        "out": args.out,
+        "plots": False if args.no_plots else None,
+    }
+    if args.p_wrong is not None:
+        overrides["agents"] = [
+            {**a, "p_wrong": args.p_wrong} if a.get("kind") == "scripted" else a
+            for a in overrides["agents"] or [{"kind": "scripted"}]
+        ]
+    config = build_config(args.config, overrides)
+    run = run_bench(config, progress=not args.quiet, console=console)
+    report = write_report(run)
+    failed = sum(1 for r in run.results if r.status == "failed")
+    console.print(
+        f"{len(run.results)} episodes ({failed} failed) in {run.wall_s:.1f} s; report: {report}"
+    )
+    return 0
+
+
 # ---------------------------------------------------------------------------- main
 
 
@@ -367,6 +402,42 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", help="parent folder (default: the user cache)")
     p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser(
+        "bench",
+        help="benchmark agents: swarm sizes x tasks x seeds, with a report and plots",
+        description="Run every configuration of a bench (agents x swarm sizes x tasks or "
+        "suites x seeds) in worker processes, record every episode and write report.md, "
+        "figures.json and PNG plots. Flags override the --config file.",
+    )
+    p.add_argument("--config", metavar="TOML", help="bench configuration file")
+    p.add_argument(
+        "--agent",
+        action="append",
+        metavar="SPEC",
+        help="agents to compare (repeatable): none, claim, leader, llm:MODEL@URL or "
+        "package.module:factory (default claim)",
+    )
+    p.add_argument("--sizes", type=_positive_int, nargs="+", metavar="N", help="swarm sizes")
+    p.add_argument("--tasks", nargs="+", metavar="TASK", help=f"tasks or suites {list(SUITES)}")
+    p.add_argument("--seeds", type=int, nargs="+", metavar="SEED")
+    p.add_argument("--time-cap", type=_positive_float, help="virtual seconds (default per suite)")
+    p.add_argument(
+        "--budgets", type=_positive_float, nargs="+", metavar="S", help="@time budgets (s)"
+    )
+    p.add_argument(
+        "--token-budget-per-test",
+        type=_positive_float,
+        metavar="TOKENS",
+        help="also run under an equal total token budget: this many tokens per test",
+    )
+    p.add_argument("--p-wrong", type=float, help="scripted agents: chance of a wrong attempt")
+    p.add_argument("--wall-clock", action="store_true", help="measured time (real servers)")
+    p.add_argument("--workers", type=_positive_int, help="worker processes")
+    p.add_argument("--out", help="output folder (default bench_out)")
+    p.add_argument("--no-plots", action="store_true", help="no PNG plots")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser(
         "replay",

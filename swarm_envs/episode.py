@@ -30,9 +30,18 @@ from swarm_envs.channels import MessageInfo, PostOffice, agent_names
 from swarm_envs.clock import Clock
 from swarm_envs.config import DEFAULT_ROLE, EnvConfig, check_time_cap
 from swarm_envs.error import ActionError, ResetNeeded, ScoringError
-from swarm_envs.outcome import END_KIND, AgentInfo, EndKind, EndReason, StepOutcome
+from swarm_envs.outcome import (
+    END_KIND,
+    AgentInfo,
+    AppliedAction,
+    Attribution,
+    EndKind,
+    EndReason,
+    StepOutcome,
+)
 from swarm_envs.recording import (
     ActionEvent,
+    AttributionEvent,
     EffectEvent,
     EndEvent,
     EpisodeHeader,
@@ -79,6 +88,7 @@ class AgentState:
     tokens: int = 0
     actions: int = 0
     messages: list[MessageInfo] = field(default_factory=list)
+    attributed: int = 0  # attribution records already shown in its observations
     team: str | None = None  # the status line's team part, built once
 
 
@@ -87,6 +97,11 @@ class Episode:
 
     Every attribute exists from construction; until the first `reset()` the episode
     is not started (`started` is False) and `step` raises `ResetNeeded`.
+
+    `attribution` lists, in time order, every rescore that changed some test's outcome,
+    with the writes, edits and commands applied since the verdict before it (see
+    `swarm_envs.outcome.Attribution`); each agent's info carries the ones since its
+    previous observation.
     """
 
     def __init__(self, task: Task, config: EnvConfig):
@@ -129,6 +144,10 @@ class Episode:
         self.visible_passed = 0
         self.held_out = (0, 0)  # held-out tests passed, and their number
         self.integrity: list[dict[str, str]] = []  # what the scorer's guard flagged
+        # Attribution: the writes applied since the last verdict, and every rescore that
+        # changed some test's outcome with the writes that preceded it.
+        self._applied: list[AppliedAction] = []
+        self.attribution: list[Attribution] = []
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -502,6 +521,11 @@ class Episode:
         out = spec.handler(self, st.index, args)
         if spec.writes:
             self.dirty = True
+            path = getattr(args, "path", None)  # a command's effects are not traced
+            files = None if path is None else [self.workspace.relpath(path)]
+            self._applied.append(
+                {"agent": st.name, "tool": tool, "files": files, "t": self.clock.now}
+            )
         return out
 
     # The `ToolContext` the handlers use (see swarm_envs.tools).
@@ -588,12 +612,40 @@ class Episode:
                 self._end("scorer_failure")
             return 0.0  # "no verdict": keep the last known score, retry next step
         self.dirty = False
-        before = self.passed
+        before, outcomes = self.passed, self.per_test
         self._take(report)
+        if self.per_test != outcomes:  # the same count can hide other changes
+            self._attribute(outcomes, self.per_test)
+        self._applied = []
         reward = float(self.passed - before)
         if self.passed == self.tests_total and self.tests_total and not self.ended:
             self._end("all_tests_pass")
         return reward
+
+    def _attribute(self, old: Mapping[str, bool], per_test: Mapping[str, bool]) -> None:
+        """Record which of the reward's tests changed and the writes since the last verdict.
+
+        Called only when the outcomes differ (a dict comparison done anyway); the cost is
+        one pass over the outcomes plus the writes since the last verdict, never a
+        function of the number of agents.
+        """
+        gained: list[str] = []
+        lost: list[str] = []
+        was = old.get
+        for test, ok in per_test.items():
+            if was(test, False) != ok:
+                (gained if ok else lost).append(test)
+        if not gained and not lost:
+            return  # only tests that were not scored before (all failing) appeared
+        record: Attribution = {
+            "t": self.clock.now,
+            "gained": gained,
+            "lost": lost,
+            "actions": self._applied,
+        }
+        self.attribution.append(record)
+        if self.recorder:
+            self.recorder.write(AttributionEvent.model_validate(record))
 
     def _check_budgets(self) -> None:
         if self.ended:
@@ -632,6 +684,7 @@ class Episode:
         st.messages = [m.to_dict(self.names) for m in msgs]
         ready = ready if ready is not None else st.index in self.ready
         st.info = self._info(st, ready, shown if st.error is None else None)
+        st.attributed = len(self.attribution)
         st.result = st.error = None  # reported once
 
     def _info(self, st: AgentState, ready: bool, result: str | None) -> AgentInfo:
@@ -651,6 +704,7 @@ class Episode:
             "tool": st.last_tool,
             "error": st.error,
             "messages": st.messages,
+            "attribution": self.attribution[st.attributed :],
             "tokens": st.tokens,
             "team_tokens": self.tokens,
             "done": st.done,
@@ -680,6 +734,7 @@ class Episode:
         info["busy_until"] = self.clock.due[i]
         info["error"] = info["result"] = None
         info["messages"] = []  # already reported with the previous observation
+        info["attribution"] = []
         st.info = info
 
     def _record_step(self, reward: float, changed: Iterable[int]) -> None:

@@ -61,6 +61,44 @@ class StepOutcome(NamedTuple):
         return self.end == "truncated"
 
 
+class AppliedAction(TypedDict):
+    """One completed action that could change the workspace (see `Attribution`).
+
+    Attributes:
+        agent: who acted.
+        tool: `write_file`, `edit_file` or `run_command`.
+        files: the workspace files it wrote (relative paths); None for a command, whose
+            effects are not traced.
+        t: the virtual time at which it was applied.
+    """
+
+    agent: str
+    tool: str
+    files: list[str] | None
+    t: float
+
+
+class Attribution(TypedDict):
+    """The tests whose outcome changed at one rescore, and the actions that preceded it.
+
+    `actions` are every successful write, edit or command applied since the previous
+    verdict, in completion order: in event mode usually one agent's action, in round
+    mode everything of the round. Credit-assignment research and the bench's
+    duplicated-work figures read it; the reward stays collective.
+
+    Attributes:
+        t: the virtual time of the rescore.
+        gained: tests that pass now and did not before.
+        lost: tests that passed before and fail now.
+        actions: what was applied since the previous verdict (see `AppliedAction`).
+    """
+
+    t: float
+    gained: list[str]
+    lost: list[str]
+    actions: list[AppliedAction]
+
+
 class SandboxInfo(TypedDict):
     """The sandbox of the episode, in the infos of `reset`."""
 
@@ -101,6 +139,9 @@ class AgentInfo(_AgentInfoExtras):
         error: why the last action failed (also the observation, after "ERROR:"), or None.
         result: the last action's result text, or None.
         messages: messages delivered with this observation.
+        attribution: the rescores that changed some test's outcome since the agent's
+            previous observation, each with the actions that preceded it (see
+            `Attribution`; the whole episode's are in `Episode.attribution`).
         tokens: tokens this agent used so far; team_tokens: all agents together.
         done: the agent said `done` (it acts no more; it shares the reward still).
         role: the agent's role (`EnvConfig.roles`; "agent" when none are configured).
@@ -125,6 +166,7 @@ class AgentInfo(_AgentInfoExtras):
     error: str | None
     result: str | None
     messages: list[MessageInfo]
+    attribution: list[Attribution]
     tokens: int
     team_tokens: int
     done: bool

@@ -72,9 +72,11 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
     `infos[agent]` is an `AgentInfo` (a `TypedDict`): `ready`, `time`, `time_left`,
     `tests_passed`, `tests_total`, `per_test` (test id -> passing), `verdict`
     (`"no_verdict"` when the scorer failed; `verdict_error` says why), `tool`, `error`,
-    `result`, `messages`, `tokens`, `team_tokens`, `done`, `role`, `termination`, `truncation`;
-    `busy_until` while the agent is busy, and `sandbox` (backend and active protections)
-    after `reset`.
+    `result`, `messages`, `attribution` (the tests whose outcome changed since the
+    agent's previous observation, each change with the agents, tools and files of the
+    actions applied before it), `tokens`, `team_tokens`, `done`, `role`, `termination`,
+    `truncation`; `busy_until` while the agent is busy, and `sandbox` (backend and
+    active protections) after `reset`.
 
     ## Arguments
 

@@ -2,7 +2,8 @@
 
 Each line is one event, a pydantic model: `episode` (`EpisodeHeader`), `action` (an
 agent's raw action and its tokens), `effect` (the tool's result or error, at its
-completion time), `step` (reward and score after a step) and `end`. Results are capped
+completion time), `attribution` (the tests whose outcome changed at a rescore and the
+actions that preceded it), `step` (reward and score after a step) and `end`. Results are capped
 in the file so that recordings of long episodes stay small. The recorder knows nothing
 of the episode: the episode hands it events.
 """
@@ -86,6 +87,27 @@ class EffectEvent(_AgentEvent):
     error: str | None
 
 
+class AppliedAction(BaseModel):
+    """A completed write, edit or command, as an attribution lists it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    agent: str
+    tool: str
+    files: list[str] | None = Field(description="files written; None for a command")
+    t: float
+
+
+class AttributionEvent(_Event):
+    """A rescore that changed some tests' outcomes, and the actions applied since the last."""
+
+    type: Literal["attribution"] = "attribution"
+    t: float
+    gained: list[str]
+    lost: list[str]
+    actions: list[AppliedAction]
+
+
 class StepEvent(_Event):
     """The end of a step: its reward, the score, the observations that changed."""
 
@@ -108,7 +130,8 @@ class EndEvent(_Event):
 
 
 Event = Annotated[
-    EpisodeHeader | ActionEvent | EffectEvent | StepEvent | EndEvent, Field(discriminator="type")
+    EpisodeHeader | ActionEvent | EffectEvent | AttributionEvent | StepEvent | EndEvent,
+    Field(discriminator="type"),
 ]
 _EVENT: TypeAdapter[Event] = TypeAdapter(Event)
 
@@ -202,6 +225,8 @@ def summarize(path: str | Path) -> list[dict]:
             cur["tokens"] += ev.output_tokens + ev.input_tokens
         elif isinstance(ev, EffectEvent):
             cur["errors"] += ev.error is not None
+        elif isinstance(ev, AttributionEvent):
+            pass  # read by the bench (swarm_envs.bench), not summarised here
         elif isinstance(ev, StepEvent):
             cur["steps"] += 1
             cur["return"] += ev.reward
