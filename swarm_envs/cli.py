@@ -201,7 +201,21 @@ def cmd_validate(args: argparse.Namespace) -> int:
     failed = 0
     t0 = time.perf_counter()
     for name in names:
-        rep = validate(get_task(name), check_units=not args.quick)
+        task = get_task(name)
+        with Progress(
+            TextColumn(f"{task.id}: {{task.description}}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            console=console,
+            transient=True,
+            disable=not console.is_terminal,
+        ) as progress:
+            bar = progress.add_task("checking the reference and the start", total=None)
+
+            def report(stage: str, done: int, total: int, bar: object = bar) -> None:
+                progress.update(bar, description=stage, completed=done, total=total)  # type: ignore[arg-type]
+
+            rep = validate(task, check_units=not args.quick, progress=report)
         failed += not rep.ok
         result = "ok" if rep.ok else "[red]" + "; ".join(rep.problems[:3]) + "[/red]"
         table.add_row(
@@ -225,16 +239,68 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_make_task(args: argparse.Namespace) -> int:
     """Turn a project folder into a task."""
-    from swarm_envs.project import make_task
+    from swarm_envs.project import build_task
 
-    task = make_task(
-        args.source, args.out, name=args.name, duration_s=args.duration, max_units=args.max_units
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        disable=args.quiet,
+        transient=True,
+    ) as progress:
+        bars: dict[str, object] = {}
+
+        def report(stage: str, done: int, total: int) -> None:
+            if stage not in bars:
+                bars[stage] = progress.add_task(stage, total=total)
+            progress.update(bars[stage], completed=done, total=total)  # type: ignore[arg-type]
+
+        result = build_task(
+            args.source,
+            args.out,
+            name=args.name,
+            duration_s=args.duration,
+            max_units=args.max_units,
+            requires=args.requires,
+            exclude=args.exclude,
+            deselect_failing=args.deselect_failing,
+            wheels=args.wheels,
+            suite=args.suite,
+            progress=report,
+        )
+    task = result.task
+    insensitive = [n for n in result.notes if n.why == "stubbing it fails none of its tests"]
+    for note in result.notes:
+        if note not in insensitive:
+            style = {"warning": "yellow", "dropped": "dim"}.get(note.kind, "")
+            console.print(f"  {note}", style=style, markup=False, highlight=False)
+    if insensitive:
+        console.print(
+            f"  dropped: {len(insensitive)} functions whose stub fails none of their tests"
+        )
+    if result.deselected:
+        console.print(f"deselected {len(result.deselected)} tests:")
+        for nid, why in list(result.deselected.items())[:10]:
+            console.print(f"  {nid}: {why}", markup=False, highlight=False)
+        if len(result.deselected) > 10:
+            console.print(f"  ... and {len(result.deselected) - 10} more (see MAKE_TASK.md)")
+    layered = sum(1 for u in task.units if u.depends_on)
+    console.print(
+        f"wrote {task.root}: {len(task.units)} units ({layered} depend on others) of "
+        f"{result.candidates} functions the tests reach, in {sum(result.seconds.values()):.1f} s"
     )
-    console.print(f"wrote {task.root}: {len(task.units)} units")
-    for u in task.units:
+    for u in task.units[:20]:
         deps = f" (after {', '.join(u.depends_on)})" if u.depends_on else ""
-        console.print(f"  {u.name}: {len(u.tests)} tests{deps}")
-    console.print(f"use it: swarm-envs run {task.root} --agents 4")
+        console.print(f"  {u.name}: {len(u.tests)} tests{deps}", markup=False, highlight=False)
+    if len(task.units) > 20:
+        console.print(f"  ... and {len(task.units) - 20} more")
+    console.print(
+        f"next: swarm-envs validate {task.root}; swarm-envs run {task.root} --agents 4",
+        markup=False,
+        soft_wrap=True,
+    )
     return 0
 
 
@@ -248,7 +314,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
         name = instance_name(task, args.kind, args.k, seed)
         dest = Path(args.out) / name if args.out else None
         inst = generate(task, args.kind, args.k, seed, dest)
-        console.print(f"{inst.id}: {inst.root}  ({', '.join(u.name for u in inst.units)})")
+        units = ", ".join(u.name for u in inst.units)
+        console.print(f"{inst.id} ({units})", markup=False, highlight=False, soft_wrap=True)
+        # The folder, not the id: an instance is registered in this process only.
+        console.print(f"  swarm-envs run {inst.root}", markup=False, soft_wrap=True)
     return 0
 
 
@@ -378,14 +447,41 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "make-task",
         help="turn your own project (a folder with a pytest suite) into a task",
-        description="Bring your own project: find its units by stubbing them and running "
-        "the tests, and write a task folder.",
+        description="Bring your own project: read it as it comes (src/ layout, tests in or "
+        "out of the package, pytest settings, requirements), run its tests once instrumented, "
+        "confirm its units by probing them, and write a task folder.",
     )
-    p.add_argument("source", help="project folder with Python code and a tests/ folder")
+    p.add_argument("source", help="the project's folder (an unpacked sdist or a checkout)")
     p.add_argument("--name", required=True, help="task name (lower-case, digits, '_', '-')")
-    p.add_argument("--out", required=True, help="task folder to write")
+    p.add_argument("--out", required=True, help="task folder to write (new or empty)")
     p.add_argument("--duration", type=_positive_float, default=20.0, help="modelled test run (s)")
-    p.add_argument("--max-units", type=_positive_int, help="keep at most this many units")
+    p.add_argument(
+        "--max-units", type=_positive_int, help="keep at most this many units (fewer probes)"
+    )
+    p.add_argument(
+        "--requires",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="a third-party requirement the tests need (repeatable)",
+    )
+    p.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out test files matching GLOB, e.g. tests/test_benchmarks.py (repeatable)",
+    )
+    p.add_argument(
+        "--deselect-failing",
+        action="store_true",
+        help="deselect tests the reference fails here instead of stopping (they are listed)",
+    )
+    p.add_argument(
+        "--wheels", metavar="DIR", help="take the requirements' wheels from DIR (no index)"
+    )
+    p.add_argument("--suite", choices=SUITES, default="custom", help="the task's suite")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_make_task)
 
     p = sub.add_parser(

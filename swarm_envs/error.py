@@ -61,6 +61,18 @@ class ManifestError(TaskError, ValueError):
     """A task manifest is invalid: names the file, the field and the problem."""
 
 
+class ProjectError(TaskError, ValueError):
+    """A project folder cannot be made into a task: names the file and what to change."""
+
+
+class RequirementsError(TaskError):
+    """A task's third-party requirements cannot be installed: says which, why and what to do."""
+
+
+class InstanceError(TaskError, ValueError):
+    """A task instance cannot be generated: names the argument, its value and what would work."""
+
+
 class SandboxError(Error):
     """A sandbox backend cannot be created or has failed (infrastructure, not agent code)."""
 

@@ -1,8 +1,8 @@
 """Task generators: turn a complete project into task instances.
 
-`stub_units` removes the implementation of units (keeping signatures and
-docstrings), which is also how a bundled task without a `start/` folder gets its
-starting state.
+Stub instances remove the implementation of K units (`swarm_envs.stubbing`); bug instances
+inject K mutations that the units' tests detect. `candidates` gives menu mode the right
+implementation of a unit and a few wrong-but-plausible ones.
 """
 
 from __future__ import annotations
@@ -10,120 +10,19 @@ from __future__ import annotations
 import ast
 import os
 import random
+import re
 import shutil
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import tomli_w
 
-from swarm_envs.error import ManifestError
+from swarm_envs.error import InstanceError
+from swarm_envs.scoring.runner import ProjectRunner
+from swarm_envs.stubbing import StubError, body_start, definition_texts, stub_units, targets
 from swarm_envs.task import Task, Unit
-
-if TYPE_CHECKING:
-    from swarm_envs.scoring.runner import ProjectRunner
-
-STUB_MESSAGE = "not implemented yet: {name}"
-STUB_EXCEPTION = "NotImplementedError"
-
-
-def stub_line(name: str, indent: int) -> str:
-    """The line that replaces the body of a stubbed function (`name`: its qualified name)."""
-    return " " * indent + f"raise {STUB_EXCEPTION}({STUB_MESSAGE.format(name=name)!r})\n"
-
-
-def find_symbol(tree: ast.Module, symbol: str) -> ast.AST | None:
-    """The function, class or method `symbol` ('f', 'C' or 'C.m') of a module, or None."""
-    scope: list[ast.stmt] = tree.body
-    node: ast.AST | None = None
-    for part in symbol.split("."):
-        node = next(
-            (
-                n
-                for n in scope
-                if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-                and n.name == part
-            ),
-            None,
-        )
-        if node is None:
-            return None
-        scope = node.body if isinstance(node, ast.ClassDef) else []
-    return node
-
-
-def body_span(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]:
-    """First and last line (1-based) of the body after the docstring."""
-    body = fn.body
-    if (
-        body
-        and isinstance(body[0], ast.Expr)
-        and isinstance(body[0].value, ast.Constant)
-        and isinstance(body[0].value.value, str)
-    ):
-        body = body[1:]
-    if not body:
-        return (0, 0)
-    return body[0].lineno, max(n.end_lineno or n.lineno for n in body)
-
-
-def functions_of(node: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    """The function itself, or every method of a class."""
-    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-        return [node]
-    assert isinstance(node, ast.ClassDef)
-    return [n for n in node.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
-
-
-def stub_source(source: str, symbols: Iterable[str], *, path: str = "<source>") -> str:
-    """Replace the bodies of `symbols` (functions, methods, or every method of a class).
-
-    Line-based so that comments and formatting elsewhere survive; the docstring and
-    signature of each stubbed function stay, the body becomes a `raise`.
-    """
-    tree = ast.parse(source)
-    lines = source.splitlines(keepends=True)
-    spans: list[tuple[int, int, int, str]] = []
-    for symbol in symbols:
-        node = find_symbol(tree, symbol)
-        if node is None:
-            raise ManifestError(f"{path}: no function, method or class named {symbol!r}")
-        for fn in functions_of(node):
-            start, end = body_span(fn)
-            if start == 0:
-                continue
-            indent = fn.body[-1].col_offset
-            spans.append(
-                (
-                    start,
-                    end,
-                    indent,
-                    f"{symbol.split('.')[0]}.{fn.name}"
-                    if isinstance(node, ast.ClassDef)
-                    else symbol,
-                )
-            )
-    # Bottom-up so that earlier line numbers stay valid.
-    for start, end, indent, name in sorted(set(spans), reverse=True):
-        lines[start - 1 : end] = [stub_line(name, indent)]
-    out = "".join(lines)
-    ast.parse(out)  # a stub must never break the module
-    return out
-
-
-def stub_units(files: dict[str, bytes], units: Iterable[Unit]) -> dict[str, bytes]:
-    """Return a copy of `files` with every unit in `units` stubbed out."""
-    by_path: dict[str, list[str]] = {}
-    for u in units:
-        by_path.setdefault(u.path, []).append(u.symbol)
-    out = dict(files)
-    for path, symbols in by_path.items():
-        if path not in out:
-            raise ManifestError(f"unit path {path!r} is not a file of the project")
-        src = out[path].decode("utf-8")
-        out[path] = stub_source(src, symbols, path=path).encode("utf-8")
-    return out
 
 
 @dataclass(frozen=True)
@@ -135,28 +34,71 @@ class Patch:
     new: str
 
 
-def unit_patches(task: Task, unit: Unit) -> list[Patch]:
-    """The edits that implement `unit` in the starting state (one per function)."""
-    source = (task.solution_dir / unit.path).read_text(encoding="utf-8")
-    tree = ast.parse(source)
-    lines = source.splitlines(keepends=True)
-    node = find_symbol(tree, unit.symbol)
-    if node is None:
-        raise ValueError(f"{unit.path}: no {unit.symbol!r}")
-    patches = []
-    for fn in functions_of(node):
-        start, end = body_span(fn)
-        if start == 0:
-            continue
-        indent = fn.body[-1].col_offset
-        name = (
-            f"{unit.symbol.split('.')[0]}.{fn.name}"
-            if isinstance(node, ast.ClassDef)
-            else unit.symbol
+def unit_patches(task: Task, unit: Unit, target: str | None = None) -> list[Patch]:
+    """The edits that turn `unit` in the task's starting state into its reference version.
+
+    One `edit_file` per function of the unit that differs, made from the instance's own
+    starting state (a stub, or a function with an injected bug), each an exact replacement
+    that matches once in the starting file.
+
+    Args:
+        task: the task (or generated instance).
+        unit: one of its units.
+        target: the unit's file in another version to turn it into (default: the reference).
+    """
+    have = task.start_files().get(unit.path)
+    if have is None:
+        raise StubError(f"{unit.path}: not a file of the starting state of {task.id}")
+    start = have.decode("utf-8")
+    want = target if target is not None else (task.solution_dir / unit.path).read_text("utf-8")
+    old_defs = definition_texts(start, unit.symbol)
+    new_defs = definition_texts(want, unit.symbol)
+    if len(old_defs) != len(new_defs):
+        raise StubError(
+            f"{unit.path}: {unit.symbol!r} has {len(old_defs)} definitions in the starting "
+            f"state and {len(new_defs)} in the other version"
         )
-        old = stub_line(name, indent)
-        patches.append(Patch(unit.path, old, "".join(lines[start - 1 : end])))
-    return patches
+    return [
+        _hunk(unit.path, a, b, start) for a, b in zip(old_defs, new_defs, strict=True) if a != b
+    ]
+
+
+def _hunk(path: str, old_def: str, new_def: str, file_text: str) -> Patch:
+    """The smallest run of whole lines that differs, widened until it matches once."""
+    a, b = old_def.splitlines(keepends=True), new_def.splitlines(keepends=True)
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    lo, hi = head, tail  # lines kept in common at each end
+    while True:
+        old = "".join(a[lo : len(a) - hi])
+        if old and file_text.count(old) == 1 or (lo == 0 and hi == 0):
+            return Patch(path, old, "".join(b[lo : len(b) - hi]))
+        lo, hi = max(0, lo - 1), max(0, hi - 1)
+
+
+# ---------------------------------------------------------------------------- batching
+
+
+def disjoint_batches(sets: Sequence[frozenset[str]], limit: int = 24) -> list[list[int]]:
+    """Indices of `sets` grouped so that the sets of a group are disjoint (in order).
+
+    Stubbing the units of one group at once tells each unit's failures apart: a test of
+    the group belongs to exactly one of them.
+    """
+    groups: list[tuple[list[int], set[str]]] = []
+    for i, s in enumerate(sets):
+        for members, used in groups:
+            if len(members) < limit and used.isdisjoint(s):
+                members.append(i)
+                used |= s
+                break
+        else:
+            groups.append(([i], set(s)))
+    return [g for g, _ in groups]
 
 
 # ---------------------------------------------------------------------------- mutation
@@ -197,9 +139,11 @@ class Mutation:
     original: str
 
     def describe(self) -> str:
+        """One line saying where the mutation is and what it changes."""
         return f"{self.path}:{self.line} {self.kind}: {self.original!r} -> {self.replacement!r}"
 
     def apply(self, source: str) -> str:
+        """`source` with this mutation applied (at its line and column)."""
         lines = source.splitlines(keepends=True)
         offsets = [0]
         for line in lines:
@@ -223,12 +167,13 @@ def _segment(source: str, node: ast.AST) -> str:
 def mutations(source: str, unit: Unit) -> list[Mutation]:
     """Every single-site mutation inside `unit`'s function(s), in source order."""
     tree = ast.parse(source)
-    node = find_symbol(tree, unit.symbol)
-    if node is None:
-        raise ManifestError(f"{unit.path}: no function, method or class named {unit.symbol!r}")
+    try:
+        fns = [t.fn for t in targets(tree, unit.symbol)]
+    except StubError as e:
+        raise StubError(f"{unit.path}: {e}") from None
     out: list[Mutation] = []
 
-    def add(kind: str, target: ast.AST, new: ast.AST | str) -> None:
+    def add(kind: str, target: ast.expr | ast.stmt, new: ast.AST | str) -> None:
         original = _segment(source, target)
         replacement = new if isinstance(new, str) else ast.unparse(new)
         if replacement == original:
@@ -240,13 +185,15 @@ def mutations(source: str, unit: Unit) -> list[Mutation]:
             Mutation(unit.name, unit.path, kind, target.lineno, start, end, replacement, original)
         )
 
-    for fn in functions_of(node):
-        body_start, _ = body_span(fn)
-        if body_start == 0:
+    for fn in fns:
+        first = body_start(fn)
+        if first == (0, 0):
             continue
         for sub in ast.walk(fn):
-            if getattr(sub, "lineno", 0) < body_start or isinstance(sub, ast.FunctionDef):
+            at = (getattr(sub, "lineno", 0), getattr(sub, "col_offset", 0))
+            if at < first or isinstance(sub, ast.FunctionDef):
                 continue
+            new: ast.AST
             if isinstance(sub, ast.BinOp) and type(sub.op) in _BINOP_SWAPS:
                 new = ast.BinOp(sub.left, _BINOP_SWAPS[type(sub.op)](), sub.right)
                 add("operator", sub, new)
@@ -353,12 +300,15 @@ def generate(
     from swarm_envs.task import register_task
 
     if kind not in ("stub", "bug"):
-        raise ValueError(f"kind={kind!r}: expected 'stub' or 'bug'")
+        raise InstanceError(f"kind={kind!r}: expected 'stub' or 'bug'")
     units = list(task.units)
     if not 1 <= k <= len(units):
-        raise ValueError(f"k={k}: expected 1..{len(units)} (the task has {len(units)} units)")
+        raise InstanceError(
+            f"k={k}: expected 1..{len(units)} (the task {task.id} has {len(units)} units)"
+        )
     rng = random.Random(f"{task.id}:{kind}:{k}:{seed}")
     name = instance_name(task, kind, k, seed)
+    counts: tuple[int, int] | None = None
     dest = Path(dest) if dest is not None else _cache_dir() / name
     solution = task.solution_files()
     chosen: list[Unit]
@@ -369,8 +319,6 @@ def generate(
     else:
         own = runner is None
         if runner is None:
-            from swarm_envs.scoring.runner import ProjectRunner
-
             runner = ProjectRunner(task)
         try:
             start = dict(solution)
@@ -383,13 +331,64 @@ def generate(
                     notes.append(m.describe())
                 if len(chosen) == k:
                     break
+            if len(chosen) < k:
+                raise InstanceError(
+                    f"k={k}: only {len(chosen)} units of {task.id} have mutants that their "
+                    f"tests detect; use k <= {len(chosen)}"
+                )
+            at_start = runner.run(start)
+            counts = (at_start.passed, at_start.total) if at_start.verdict == "ok" else None
         finally:
             if own:
                 runner.close()
-        if len(chosen) < k:
-            raise ValueError(f"{task.id}: only {len(chosen)} units have detectable mutants (k={k})")
-    _write_instance(task, dest, name, kind, chosen, start, notes)
+    description = instance_description(task, kind, chosen, counts if kind == "bug" else None)
+    _write_instance(task, dest, name, kind, chosen, start, notes, description)
     return register_task(dest)
+
+
+_ABOUT_THE_START = re.compile(r"\b(stub|implement|docstring|not implemented)", re.IGNORECASE)
+
+
+def project_summary(task: Task) -> str:
+    """The task's description without what it says about its starting state.
+
+    A bundled description tells what the project is and then what to do with the stubs
+    ("Four functions are stubbed out: implement them"); an instance's starting state is
+    another one, so only the first part carries over.
+    """
+    text = " ".join(task.manifest.description.split())
+    sentences = re.split(r"(?<=[.!?])\s+(?=[A-Z(`])", text)
+    kept = [s for s in sentences if not _ABOUT_THE_START.search(s)]
+    return " ".join(kept).strip() or f"The project {task.name}."
+
+
+def instance_description(
+    task: Task, kind: str, chosen: Sequence[Unit], counts: tuple[int, int] | None = None
+) -> str:
+    """What is true of a generated instance: the project, then its starting state.
+
+    Args:
+        task: the task the instance comes from.
+        kind: "stub" or "bug".
+        chosen: the units stubbed out or given a bug.
+        counts: (passing, total) tests of the starting state, when they were measured.
+    """
+    names = ", ".join(sorted(u.name for u in chosen))
+    n = len(chosen)
+    if kind == "stub":
+        what = (
+            f"In this instance {n} unit{'s are' if n != 1 else ' is'} stubbed out (signature "
+            f"and docstring kept, the body raises NotImplementedError): {names}. Implement "
+            f"{'them' if n != 1 else 'it'} so that every test in tests/ passes; the rest of "
+            "the project is complete."
+        )
+    else:
+        have = "units have" if n != 1 else "unit has"
+        what = f"In this instance the project is complete, but {n} {have} a bug: {names}."
+        if counts is not None:
+            what += f" {counts[1] - counts[0]} of the {counts[1]} tests fail at the start."
+        what += " Find and fix the bugs so that every test in tests/ passes."
+    return f"{project_summary(task)}\n\n{what}"
 
 
 def _cache_dir() -> Path:
@@ -405,6 +404,7 @@ def _write_instance(
     chosen: list[Unit],
     start: dict[str, bytes],
     notes: list[str],
+    description: str,
 ) -> None:
     if dest.exists():
         shutil.rmtree(dest)
@@ -428,18 +428,12 @@ def _write_instance(
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_bytes(data)
     m = task.manifest
-    what = "are stubbed out" if kind == "stub" else "have a bug"
     manifest = m.model_dump(mode="json", exclude_none=True)
     keep = {u.name for u in chosen}
     manifest.update(
         name=name,
         suite="custom",
-        description=(
-            m.description.strip()
-            + f"\n\nIn this instance {len(chosen)} units {what}: "
-            + ", ".join(sorted(keep))
-            + "."
-        ),
+        description=description,
         tags=[*m.tags, f"generated:{kind}"],
         units=[
             {**u.model_dump(mode="json"), "depends_on": [d for d in u.depends_on if d in keep]}
@@ -470,39 +464,23 @@ def candidates(
 ) -> list[Candidate]:
     """The right implementation of `unit` and up to `n_wrong` detected-wrong ones, shuffled.
 
-    Each candidate is a list of `edit_file` patches that replace the unit's stubs
-    in the starting state. Wrong candidates are mutants that the unit's tests
-    detect, so choosing among them is a real decision.
+    Each candidate is a list of `edit_file` patches of the starting state. Wrong
+    candidates are mutants that the unit's tests detect, so choosing among them is a real
+    decision.
     """
     rng = random.Random(f"{task.id}:{unit.name}:{seed}")
     right = unit_patches(task, unit)
     out = [Candidate(unit.name, True, tuple((p.path, p.old, p.new) for p in right))]
     own = runner is None
     if runner is None:
-        from swarm_envs.scoring.runner import ProjectRunner
-
         runner = ProjectRunner(task)
     try:
         for m, mutated in detected_mutants(runner, unit, task.solution_files(), rng, n_wrong):
-            wrong_task_source = mutated[unit.path].decode("utf-8")
-            patches = _patches_from(wrong_task_source, unit, right)
+            wrong = unit_patches(task, unit, target=mutated[unit.path].decode("utf-8"))
+            patches = tuple((p.path, p.old, p.new) for p in wrong)
             out.append(Candidate(unit.name, False, patches, m.describe()))
     finally:
         if own:
             runner.close()
     rng.shuffle(out)
     return out
-
-
-def _patches_from(source: str, unit: Unit, right: list) -> tuple[tuple[str, str, str], ...]:
-    # The mutated function bodies, cut exactly as the right patches are.
-    tree = ast.parse(source)
-    node = find_symbol(tree, unit.symbol)
-    assert node is not None
-    lines = source.splitlines(keepends=True)
-    bodies = []
-    for fn in functions_of(node):
-        start, end = body_span(fn)
-        if start:
-            bodies.append("".join(lines[start - 1 : end]))
-    return tuple((p.path, p.old, body) for p, body in zip(right, bodies, strict=True))

@@ -37,12 +37,13 @@ from swarm_envs.actions import Action, Usage
 from swarm_envs.config import EnvConfig, over_defaults
 from swarm_envs.error import ConfigError, ResetNeeded, close_matches, describe_invalid
 from swarm_envs.facade import SwarmBase
-from swarm_envs.generators import Candidate, body_span, candidates, find_symbol
-from swarm_envs.generators import functions_of as _functions_of
+from swarm_envs.generators import Candidate, candidates
 from swarm_envs.outcome import AgentInfo
 from swarm_envs.parallel import SwarmParallelEnv
 from swarm_envs.scoring import select_tests
 from swarm_envs.scoring.runner import ProjectRunner
+from swarm_envs.stubbing import body_span, find_symbol
+from swarm_envs.stubbing import functions_of as _functions_of
 from swarm_envs.task import Task, get_task
 
 logger = logging.getLogger("swarm_envs")

@@ -37,6 +37,7 @@ from swarm_envs.error import (
     VersionNotFound,
     describe_invalid,
 )
+from swarm_envs.stubbing import stub_units
 
 logger = logging.getLogger("swarm_envs")
 
@@ -50,7 +51,7 @@ MANIFEST = "task.toml"
 HELD_OUT_DIR = "tests/_held_out"
 _NAME = re.compile(r"^[a-z][a-z0-9_]*(-[a-z0-9_]+)*$")
 
-Suite = Literal["mini", "standard", "long", "custom"]
+Suite = Literal["mini", "standard", "long", "real", "custom"]
 #: the suites, in the order they are listed: fast ones first
 SUITES: tuple[str, ...] = get_args(Suite)
 
@@ -74,6 +75,25 @@ class Unit(_Strict):
     depends_on: list[str] = Field(default_factory=list, description="names of units needed first")
 
 
+#: pytest settings a task may carry in `[tests.ini]`, and their types. None of them can make
+#: a failing test pass: warning filters, markers and strictness only make runs stricter; the
+#: naming patterns decide what is collected, and only canonical test files are collected.
+PYTEST_SETTINGS: dict[str, type] = {
+    "filterwarnings": list,
+    "markers": list,
+    "xfail_strict": bool,
+    "python_files": list,
+    "python_classes": list,
+    "python_functions": list,
+    "usefixtures": list,
+    "norecursedirs": list,
+    "empty_parameter_set_mark": str,
+    "addopts": list,
+}
+#: the only command-line options `[tests.ini] addopts` may hold
+STRICT_ADDOPTS = ("--strict-markers", "--strict-config", "--strict")
+
+
 class TestsSpec(_Strict):
     """How the canonical tests run."""
 
@@ -83,6 +103,42 @@ class TestsSpec(_Strict):
     duration_s: float = Field(
         default=10.0, gt=0, description="modelled virtual duration of one full test run"
     )
+    hash_seed: int | None = Field(
+        default=0,
+        ge=0,
+        le=4294967295,
+        description="PYTHONHASHSEED of every test process, so that test ids built from sets "
+        "are the same in every process (None: a random seed per process)",
+    )
+    deselect: list[str] = Field(
+        default_factory=list,
+        description="node ids or prefixes left out of the canonical suite (for example tests "
+        "that the reference skips or xfails on this Python)",
+    )
+    ini: dict[str, list[str] | bool | str] = Field(
+        default_factory=dict,
+        description=f"pytest settings the suite relies on; keys: {', '.join(PYTEST_SETTINGS)}",
+    )
+
+    @field_validator("ini")
+    @classmethod
+    def _ini(cls, v: dict[str, list[str] | bool | str]) -> dict[str, list[str] | bool | str]:
+        for key, value in v.items():
+            kind = PYTEST_SETTINGS.get(key)
+            if kind is None:
+                raise ValueError(
+                    f"{key!r} is not a pytest setting a task may carry; allowed: "
+                    f"{', '.join(PYTEST_SETTINGS)}"
+                )
+            if not isinstance(value, kind):
+                raise ValueError(f"{key}: expected a {kind.__name__}, got {value!r}")
+            items = value if isinstance(value, list) else [value]
+            if any(isinstance(i, str) and ("\n" in i or "\r" in i) for i in items):
+                raise ValueError(f"{key}: values must be single lines")
+            if key == "addopts" and any(o not in STRICT_ADDOPTS for o in items):
+                raise ValueError(f"addopts: only {', '.join(STRICT_ADDOPTS)} are allowed")
+        return v
+
     held_out: list[str] = Field(
         default_factory=list,
         description="folders or files of the task (e.g. 'held_out') holding canonical tests "
@@ -107,7 +163,24 @@ class TaskManifest(_Strict):
     hidden: list[str] = Field(
         default_factory=list, description="glob patterns never copied into the workspace"
     )
+    requires: list[str] = Field(
+        default_factory=list,
+        description="third-party distributions the project and its tests import, as exact "
+        "pins of the whole closure (installed once into the task's environment)",
+    )
     units: list[Unit] = Field(default_factory=list)
+
+    @field_validator("requires")
+    @classmethod
+    def _requires(cls, v: list[str]) -> list[str]:
+        from packaging.requirements import InvalidRequirement, Requirement
+
+        for r in v:
+            try:
+                Requirement(r)
+            except InvalidRequirement as e:
+                raise ValueError(f"{r!r} is not a requirement specifier: {e}") from None
+        return v
 
     @field_validator("name")
     @classmethod
@@ -282,8 +355,6 @@ class Task:
         if self.start_dir is not None:
             files = _read_tree(self.start_dir)
         else:
-            from swarm_envs.generators import stub_units
-
             files = stub_units(_read_tree(self.solution_dir), self.units)
         return {k: v for k, v in files.items() if not self.is_hidden(k)}
 
@@ -294,6 +365,50 @@ class Task:
     def solution_files(self) -> dict[str, bytes]:
         """The reference project: {relative path: content}."""
         return _read_tree(self.solution_dir)
+
+    def pytest_ini(self) -> bytes:
+        """The ini file the scorer runs pytest with: the settings of `[tests.ini]` only."""
+        ini: dict[str, list[str] | bool | str] = {"addopts": [], **self.manifest.tests.ini}
+        lines = ["[pytest]"]
+        for key, value in ini.items():
+            if isinstance(value, bool):
+                text = " true" if value else " false"
+            elif key == "addopts":
+                text = "".join(f" {v}" for v in value)
+            elif isinstance(value, list):
+                text = "".join(f"\n    {v}" for v in value)
+            else:
+                text = f" {value}"
+            lines.append(f"{key} ={text}")
+        return ("\n".join(lines) + "\n").encode()
+
+    def environment(self) -> Path | None:
+        """The folder where `requires` are installed (on first use), or None if there are none.
+
+        Raises:
+            RequirementsError: they cannot be installed.
+        """
+        from swarm_envs.environment import WHEELS, ensure_environment
+
+        return ensure_environment(self.manifest.requires, self.root / WHEELS)
+
+    @cached_property
+    def _top_level_names(self) -> tuple[str, ...]:
+        names = set()
+        for p in self.solution_dir.iterdir():
+            if p.suffix == ".py" and p.is_file():
+                names.add(p.stem)
+            elif p.is_dir() and p.name != "tests" and any(p.rglob("*.py")):
+                names.add(p.name)
+        protected = {n for n in names if self.is_protected(f"{n}.py") or n == "_pytest"}
+        return tuple(sorted(n for n in names - protected if n.isidentifier()))
+
+    def top_level_names(self) -> list[str]:
+        """The import names of the project's top-level modules and packages (`['calc']`).
+
+        While tests run, these come from the project even where a copy is installed.
+        """
+        return list(self._top_level_names)
 
     def materialize(self, dest: Path, files: dict[str, bytes] | None = None) -> None:
         """Write the starting state (or `files`), the README and the tests into `dest`."""
@@ -375,9 +490,33 @@ def broken() -> dict[str, str]:
     return dict(_broken)
 
 
+def is_task_name(name: str) -> bool:
+    """Whether `name` is a valid task name (lower-case letters, digits, '_' and '-')."""
+    return bool(_NAME.match(name))
+
+
+def bundled_task(name: str) -> str | None:
+    """The id of the bundled task called `name` (any version), or None."""
+    roots = {_bundled_root().resolve(), BUNDLED_ROOT.resolve()}
+    for task_id, path in registered().items():
+        if task_id.rsplit("-v", 1)[0] == name and Path(path).resolve().parent in roots:
+            return task_id
+    return None
+
+
 def register_task(path: Path | str) -> Task:
-    """Register a task folder (bundled or your own) so that it can be made by name."""
+    """Register a task folder (bundled or your own) so that it can be made by name.
+
+    Raises:
+        TaskError: the task is named like a bundled task (another folder).
+    """
     task = Task(Path(path))
+    taken = bundled_task(task.name)
+    if taken is not None and registered()[taken].resolve() != task.root:
+        raise TaskError(
+            f"{task.root / MANIFEST}: the name {task.name!r} is taken by the bundled task "
+            f"{taken}; give your task another name"
+        )
     _registry[task.id] = task.root
     _loaded[task.id] = task
     return task
@@ -430,6 +569,8 @@ def get_task(name: str | Path | Task) -> Task:
     m = _ID.match(name)
     bare, version = (m["name"], int(m["version"])) if m else (name, None)
     if bare not in versions:
+        if (Path(name) / MANIFEST).is_file():
+            return _task_folder(Path(name), name)  # a task folder in the working directory
         raise UnknownTask(bare, versions)
     if version is None:
         task_id = f"{bare}-v{max(versions[bare])}"

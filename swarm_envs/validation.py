@@ -2,22 +2,31 @@
 
 Checks, each through the real sandbox and scorer:
 
-1. the reference solution passes every test (held-out tests included);
-2. the reference passes the same tests twice (determinism);
-3. the starting state collects (every canonical test is reported) and passes a
-   known number of tests, failing the rest;
-4. every unit's tests are sensitive to it: with only that unit stubbed out, at
-   least one of its tests fails.
+1. the reference solution passes every test, held-out tests included (a test it skips or
+   xfails here fails: a skip is not a pass; such tests belong in the manifest's
+   `tests.deselect`);
+2. the reference passes the same tests twice, the second time in other worker processes
+   (determinism, and test ids that are the same in every process);
+3. the starting state collects (every canonical test is reported) and passes a known
+   number of tests, failing the rest;
+4. every unit's tests are sensitive to it: with that unit stubbed out, at least one of its
+   tests fails. Units whose tests are disjoint are checked in one run (each failing test
+   belongs to exactly one of them), and runs go to both runners at once.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from swarm_envs.generators import stub_units
-from swarm_envs.scoring.runner import ProjectRunner
+from swarm_envs.generators import disjoint_batches
+from swarm_envs.scoring import TestReport, select_tests
+from swarm_envs.scoring.runner import ProjectRunner, RunnerPool
+from swarm_envs.stubbing import stub_units
 from swarm_envs.task import Task
+
+Progress = Callable[[str, int, int], None]
 
 
 @dataclass
@@ -37,52 +46,179 @@ class ValidationReport:
         return not self.problems
 
 
-def validate(task: Task, *, scorer: str = "fast", check_units: bool = True) -> ValidationReport:
+def validate(
+    task: Task,
+    *,
+    scorer: str = "fast",
+    check_units: bool = True,
+    progress: Progress | None = None,
+) -> ValidationReport:
     """Validate `task`; the report lists every problem found (empty: valid)."""
     t0 = time.perf_counter()
     rep = ValidationReport(task.id, units=len(task.units))
-    with ProjectRunner(task, scorer=scorer) as runner:
-        ids = runner.test_ids()
-        rep.tests = len(ids)
-        if not ids:
-            rep.problems.append("no tests were collected from the reference solution")
-            return rep
-        solution = task.solution_files()
-        ref = runner.run(solution, held_out=True)  # held-out tests must pass too
-        if ref.verdict != "ok":
-            rep.problems.append(f"reference: no verdict ({ref.error})")
-            return rep
-        failing = [t for t, ok in ref.per_test.items() if not ok]
-        if failing:
-            detail = (ref.failures.get(failing[0]) or "").strip().splitlines()
-            rep.problems.append(
-                f"reference fails {len(failing)} tests, e.g. {failing[0]}"
-                + (f": {detail[-1]}" if detail else "")
-            )
-        # Determinism: a second, uncached run of the same files.
-        again = runner.run({**solution, "validation_nonce.txt": b"1"}, held_out=True)
-        if again.cached:
-            rep.problems.append("internal: the determinism re-run was served from the cache")
-        if again.per_test != ref.per_test:
-            flaky = [t for t in ref.per_test if ref.per_test[t] != again.per_test.get(t)]
-            rep.problems.append(f"{len(flaky)} tests are not deterministic, e.g. {flaky[0]}")
-        start = runner.run(task.start_files())
-        if start.verdict != "ok":
-            rep.problems.append(f"starting state: no verdict ({start.error})")
-        else:
-            rep.start_passing = start.passed
-            if start.passed == start.total:
-                rep.problems.append("the starting state already passes every test")
-        if check_units:
-            for unit in task.units:
-                report = runner.run(stub_units(solution, [unit]), list(unit.tests))
-                if report.verdict != "ok":
-                    rep.problems.append(f"unit {unit.name}: no verdict ({report.error})")
-                elif report.total == 0:
-                    rep.problems.append(f"unit {unit.name}: its tests {unit.tests} match no test")
-                elif report.passed == report.total:
-                    rep.problems.append(
-                        f"unit {unit.name}: stubbing it out fails none of its tests {unit.tests}"
-                    )
+    pool = RunnerPool(task) if scorer == "fast" else None
+    runners = pool.runners if pool is not None else [ProjectRunner(task, scorer=scorer)]
+    try:
+        _validate(task, runners, pool, rep, check_units, progress)
+    finally:
+        for r in runners:
+            r.close()
     rep.seconds = time.perf_counter() - t0
     return rep
+
+
+def _validate(
+    task: Task,
+    runners: list[ProjectRunner],
+    pool: RunnerPool | None,
+    rep: ValidationReport,
+    check_units: bool,
+    progress: Progress | None,
+) -> None:
+    first = runners[0]
+    ids = first.test_ids()
+    rep.tests = len(ids)
+    if not ids:
+        rep.problems.append("no tests were collected from the reference solution")
+        return
+
+    def run_all(files: dict[str, bytes], rotate: int = 0, held_out: bool = False) -> TestReport:
+        if pool is not None:
+            return pool.run_all(files, rotate=rotate, held_out=held_out)
+        return runners[rotate % len(runners)].run(files, held_out=held_out)
+
+    solution = task.solution_files()
+    ref = run_all(solution, held_out=True)  # held-out tests must pass too
+    if ref.verdict != "ok":
+        rep.problems.append(f"reference: no verdict ({ref.error})")
+        return
+    rep.problems += reference_problems(ref.per_test, ref.failures)
+    # Determinism: a second, uncached run of the same files, each test in other worker
+    # processes than the first time (ids that differ between processes show up too).
+    again = run_all({**solution, "validation_nonce.txt": b"1"}, rotate=1, held_out=True)
+    if again.cached:
+        rep.problems.append("internal: the determinism re-run was served from the cache")
+    if again.per_test != ref.per_test:
+        flaky = [t for t in ref.per_test if ref.per_test[t] != again.per_test.get(t)]
+        rep.problems.append(
+            f"{len(flaky)} tests are not deterministic (or their ids differ between test "
+            f"processes), e.g. {flaky[0]}"
+        )
+    start = run_all(task.start_files())
+    if start.verdict != "ok":
+        rep.problems.append(f"starting state: no verdict ({start.error})")
+    else:
+        rep.start_passing = start.passed
+        if start.passed == start.total:
+            rep.problems.append("the starting state already passes every test")
+    if check_units and task.units:
+        # A stubbed test that makes no progress for longer than the whole reference run took
+        # (with a margin) is hung, e.g. waiting on a lock the stub never releases.
+        limit = min(task.manifest.tests.timeout_s, max(2.0, 2 * ref.wall_s))
+        for r in runners:
+            r.test_timeout_s = limit
+        rep.problems += unit_problems(task, runners, ids, solution, pool, progress)
+
+
+def reference_problems(per_test: dict[str, bool], failures: dict[str, str]) -> list[str]:
+    """What is wrong with a reference run, skips told apart from failures."""
+    failing = [t for t, ok in per_test.items() if not ok]
+    skipped = [t for t in failing if failures.get(t, "").startswith("skipped")]
+    failed = [t for t in failing if t not in skipped]
+    out = []
+    if skipped:
+        out.append(
+            f"the reference skips or xfails {len(skipped)} tests here, e.g. {skipped[0]}: a "
+            "skip is not a pass; list them in the manifest's tests.deselect"
+        )
+    if failed:
+        detail = (failures.get(failed[0]) or "").strip().splitlines()
+        out.append(
+            f"reference fails {len(failed)} tests, e.g. {failed[0]}"
+            + (f": {detail[-1]}" if detail else "")
+        )
+    return out
+
+
+def unit_problems(
+    task: Task,
+    runners: list[ProjectRunner],
+    ids: list[str],
+    solution: dict[str, bytes],
+    pool: RunnerPool | None = None,
+    progress: Progress | None = None,
+    *,
+    batched: bool = True,
+    first: int = 2,
+) -> list[str]:
+    """Units whose stub fails none of their tests (or whose tests match nothing).
+
+    With `batched`, units whose tests are disjoint are stubbed together (see the module
+    doc), and each unit is first checked with its `first` tests only: one failing test is
+    enough, and only a unit none of them fail is checked again with all its tests (so the
+    answer is the same as with all of them). Without `batched`: each unit alone with all its
+    tests, serially, on the first runner (what validation did before).
+    """
+    problems: list[str] = []
+    units = list(task.units)
+    order = {t: i for i, t in enumerate(ids)}
+    selected = [sorted(select_tests(ids, u.tests)[0], key=lambda t: order[t]) for u in units]
+    for u, sel in zip(units, selected, strict=True):
+        if not sel:
+            problems.append(f"unit {u.name}: its tests {u.tests} match no test")
+    todo = [i for i, sel in enumerate(selected) if sel]
+    if not batched:
+        sensitive, errors = _check(task, runners, None, solution, selected, todo, False, progress)
+    else:
+        sample = [sel[:first] for sel in selected]
+        sensitive, errors = _check(task, runners, pool, solution, sample, todo, True, progress)
+        again = [i for i in todo if i not in sensitive and i not in errors]
+        more, more_errors = _check(task, runners, pool, solution, selected, again, True, None)
+        sensitive |= more
+        errors.update(more_errors)
+    for i in todo:
+        u = units[i]
+        if i in errors:
+            problems.append(f"unit {u.name}: no verdict ({errors[i]})")
+        elif i not in sensitive:
+            problems.append(f"unit {u.name}: stubbing it out fails none of its tests {u.tests}")
+    return problems
+
+
+def _check(
+    task: Task,
+    runners: list[ProjectRunner],
+    pool: RunnerPool | None,
+    solution: dict[str, bytes],
+    tests: list[list[str]],
+    which: list[int],
+    batched: bool,
+    progress: Progress | None,
+) -> tuple[set[int], dict[int, str]]:
+    """(units among `which` that some of their `tests` fail when stubbed, errors)."""
+    units = list(task.units)
+    if batched:
+        sets = [frozenset(tests[i]) for i in which]
+        groups = [[which[j] for j in g] for g in disjoint_batches(sets, limit=64)]
+    else:
+        groups = [[i] for i in which]
+
+    def run(runner: ProjectRunner, group: list[int]) -> tuple[list[int], object]:
+        chosen = [units[i] for i in group]
+        sel = [t for i in group for t in tests[i]]
+        return group, runner.run(stub_units(solution, chosen), sel)
+
+    results = pool.imap(run, groups) if pool is not None else (run(runners[0], g) for g in groups)
+    sensitive: set[int] = set()
+    errors: dict[int, str] = {}
+    done = 0
+    for group, report in results:
+        for i in group:
+            if report.verdict != "ok":  # type: ignore[attr-defined]
+                errors[i] = str(report.error)  # type: ignore[attr-defined]
+            elif not all(report.per_test.get(t, False) for t in tests[i]):  # type: ignore[attr-defined]
+                sensitive.add(i)
+        done += len(group)
+        if progress is not None:
+            progress("checking units", done, len(which))
+    return sensitive, errors

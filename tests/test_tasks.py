@@ -6,10 +6,11 @@ import pytest
 
 import swarm_envs
 from swarm_envs import generators
-from swarm_envs.error import ManifestError
-from swarm_envs.generators import generate, mutations, stub_source
+from swarm_envs.error import ManifestError, ProjectError
+from swarm_envs.generators import generate, mutations
 from swarm_envs.project import make_task
 from swarm_envs.scoring.runner import ProjectRunner
+from swarm_envs.stubbing import stub_source
 from swarm_envs.task import Task, get_task, registered
 from swarm_envs.validation import validate
 
@@ -179,7 +180,7 @@ def test_bring_your_own_project(tmp_path):
 
 
 def test_bring_your_own_errors(tmp_path):
-    with pytest.raises(ManifestError, match="no tests/ folder"):
+    with pytest.raises(ProjectError, match="no pytest tests found"):
         make_task(tmp_path, tmp_path / "out", name="x")
 
 
@@ -200,7 +201,8 @@ BUNDLED = sorted(t for t, p in registered().items() if p.parent.name == "tasks")
 def test_bundled_task_is_valid(task_id):
     rep = validate(get_task(task_id))
     assert rep.ok, rep.problems
-    assert rep.tests >= (13 if task_id == "calc-v0" else 40)
+    suite = get_task(task_id).manifest.suite
+    assert rep.tests >= (13 if task_id == "calc-v0" else 15 if suite == "real" else 40)
 
 
 def test_suites_and_sizes():
@@ -213,3 +215,53 @@ def test_suites_and_sizes():
         assert len(t.units) >= 10, t.id
     for t in by_suite.get("long", []):
         assert len(t.units) >= 25 and any(u.depends_on for u in t.units), t.id
+
+
+REAL = sorted(t for t in BUNDLED if get_task(t).manifest.suite == "real")
+
+
+def test_the_real_suite_is_made_of_licensed_real_projects():
+    assert len(REAL) >= 5
+    for task_id in REAL:
+        task = get_task(task_id)
+        names = {p.name for p in task.root.iterdir()}
+        assert {"ATTRIBUTION.md", "MAKE_TASK.md", "README.md"} <= names, task_id
+        licence = [n for n in names if n.upper().startswith(("LICEN", "COPYING"))]
+        assert licence and (task.solution_dir / licence[0]).is_file(), task_id
+        text = (task.root / "ATTRIBUTION.md").read_text()
+        assert "swarm-envs make-task" in text and "sha256" in text, task_id
+        assert len(task.units) >= 10, task_id
+
+
+def _solve(task, num_agents=4):
+    from swarm_envs.baselines.scripted import make_team
+
+    env = swarm_envs.parallel_env(task, num_agents=num_agents, time_cap_s=36000)
+    team = make_team(env.task, num_agents, "claim", seed=0)
+    obs, infos = env.reset(seed=0)
+    while env.agents:
+        acts = {a: team[a].act(obs[a], infos[a]) for a in env.agents if infos[a]["ready"]}
+        obs, _, _, _, infos = env.step(acts)
+    passed, total, ended = env.episode.passed, env.episode.tests_total, env.episode.ended
+    env.close()
+    return passed, total, ended
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("task_id", REAL)
+def test_scripted_agents_solve_the_real_tasks(task_id):
+    passed, total, ended = _solve(get_task(task_id))
+    assert passed == total, (task_id, passed, total, ended)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("task_id", REAL)
+def test_generated_instances_of_the_real_tasks(task_id, tmp_path):
+    for kind in ("stub", "bug"):
+        inst = generate(get_task(task_id), kind, 2, seed=0, dest=tmp_path / kind)
+        rep = validate(inst)
+        assert rep.ok, (kind, rep.problems)
+        passed, total, _ = _solve(inst, num_agents=2)
+        assert passed == total, (kind, passed, total)

@@ -9,18 +9,22 @@ import select
 import time
 from functools import cache
 
+from swarm_envs.environment import read_environment
 from swarm_envs.sandboxes.base import Sandbox, ScoringHost, WorkerHandle
+from swarm_envs.task import Task
 
 from .worker.protocol import Deframer
 
 #: the worker package's name inside the sandbox (underscored: no workspace module has it)
 PACKAGE = "_swarm_worker"
 _WORKER_DIR = pathlib.Path(__file__).with_name("worker")
-INI = b"[pytest]\naddopts =\n"
 # `python -I` puts no script directory on sys.path: add ours for the import, then take it
-# off again, so that no module of the workspace can be shadowed by a file of ours.
+# off again, so that no module of the workspace can be shadowed by a file of ours. The
+# process first re-executes itself under the task's hash seed (`settings.pin_process`).
 BOOTSTRAP = b"""import os, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _swarm_worker.settings import pin_process
+pin_process(os.path.abspath(__file__))
 from _swarm_worker.main import main
 del sys.path[0]
 main(sys.argv[1:])
@@ -30,12 +34,42 @@ main(sys.argv[1:])
 @cache
 def _worker_files() -> dict[str, bytes]:
     files = {f"{PACKAGE}/{p.name}": p.read_bytes() for p in sorted(_WORKER_DIR.glob("*.py"))}
-    return {**files, "run.py": BOOTSTRAP, "pytest.ini": INI}
+    return {**files, "run.py": BOOTSTRAP}
 
 
-def install_worker(host: ScoringHost) -> None:
-    """Copy the worker into the scoring area's `bin/`."""
-    host.sync("bin", _worker_files())
+def task_settings(task: Task) -> dict:
+    """What the worker needs to know of the task (`bin/task.json`, see `worker.settings`)."""
+    spec = task.manifest.tests
+    return {
+        "hash_seed": spec.hash_seed,
+        "project": task.top_level_names(),
+        "deselect": list(spec.deselect),
+        "site": "site" if task.manifest.requires else None,
+    }
+
+
+def install_worker(host: ScoringHost, task: Task) -> None:
+    """Copy the worker, the task's settings and its environment into the scoring area's `bin/`.
+
+    pytest runs with the task's own settings (`[tests.ini]`), never the workspace's. The
+    task's third-party packages (its `requires`, installed beforehand) are read-only there.
+
+    Raises:
+        RequirementsError: the task's requirements cannot be installed.
+    """
+    settings = task_settings(task)
+    site = {f"site/{rel}": data for rel, data in read_environment(task.environment()).items()}
+    if not site:
+        settings["site"] = None
+    host.sync(
+        "bin",
+        {
+            **_worker_files(),
+            "pytest.ini": task.pytest_ini(),
+            "task.json": json.dumps(settings, sort_keys=True).encode(),
+            **site,
+        },
+    )
 
 
 def worker_argv(host: ScoringHost, mode: str) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -80,6 +81,9 @@ def collect_test_ids(task: Task, sandbox: SandboxSource = None) -> Collection:
     h = hashlib.blake2b(digest_size=16)
     for rel, data in sorted({**sol, **tests}.items()):
         h.update(rel.encode() + b"\0" + digest(data).encode())
+    # How the tests run is part of what is collected (deselected ids, settings, seed).
+    h.update(task.manifest.tests.model_dump_json().encode())
+    h.update(json.dumps(task.manifest.requires).encode())
     key = (str(task.root), h.hexdigest())
     with _collections_lock:
         hit = _collections.get(key)
@@ -93,7 +97,7 @@ def collect_test_ids(task: Task, sandbox: SandboxSource = None) -> Collection:
         files.update(tests)
         with _sandbox_for(sandbox, task) as sb:
             host = sb.scoring_host()
-            install_worker(host)
+            install_worker(host, task)
             host.sync(_REF_TREE, files)
             try:
                 recs = run_once(

@@ -76,7 +76,7 @@ class FastScorer(Scorer):
     ):
         super().__init__(task, sandbox, quota=quota)
         self.host = sandbox.scoring_host()
-        install_worker(self.host)
+        install_worker(self.host, task)
         self.coll = self.collection
         self._graph = ImportGraph()
         self._n_workers = max(1, workers or min(2, os.cpu_count() or 1))

@@ -31,7 +31,7 @@ class SubprocessScorer(Scorer):
     def __init__(self, task: Task, sandbox: Sandbox, *, quota: object | None = None):
         super().__init__(task, sandbox, quota=quota)
         self.host = sandbox.scoring_host()
-        install_worker(self.host)
+        install_worker(self.host, task)
         self._lock = threading.Lock()
         self._tree: dict[str, str] | None = None  # what the scoring tree holds: rel -> digest
 

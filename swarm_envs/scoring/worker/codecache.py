@@ -20,6 +20,7 @@ import sys
 import types
 from collections.abc import Sequence
 
+from . import settings
 from .hardened import compile_canonical
 
 MAX_SOURCE = 2_000_000
@@ -52,11 +53,20 @@ class CodeCache:
         self.modules: dict[tuple[str, bytes], types.CodeType] = {}
         #: modules that canonical tests import by absolute name (imported before forking)
         self.imports: set[str] = set()
+        #: names that canonical tests import from a module, which may be submodules
+        self.submodules: set[str] = set()
         self._canonical: dict[int, types.CodeType] = {}
+        #: the canonical tests of the tree being run (`<tree>/tests/`), set by `prepare`
+        self.tests_root = ""
         cache = self
+        original = rw._rewrite_test
 
         def rewrite_test(fn, config):  # noqa: ANN001, ANN202 - pytest's signature
             path = str(fn)
+            if not cache.canonical_path(path):
+                # pytest also rewrites workspace files named like tests (pkg/test_x.py):
+                # only files of the canonical suite make canonical code.
+                return original(fn, config)
             data = _read(path) or b""
             code = cache.tests.get((path, data))
             if code is None:
@@ -79,15 +89,27 @@ class CodeCache:
                 self.imports.update(a.name for a in node.names)
             elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
                 self.imports.add(node.module)
+                # `from unittest import mock`: the name may be a submodule.
+                self.submodules.update(f"{node.module}.{a.name}" for a in node.names)
         return code
 
     def canonical_codes(self) -> tuple[frozenset[int], list[types.CodeType]]:
         """(ids, objects) of every code object compiled from a canonical test file."""
         return frozenset(self._canonical), list(self._canonical.values())
 
+    def canonical_path(self, path: str) -> bool:
+        """True for a file of the canonical suite of the tree being run."""
+        return bool(self.tests_root) and path.startswith(self.tests_root)
+
+    def test_code(self, path: str, data: bytes) -> types.CodeType:
+        """The canonical code of a file of the suite (compiled hardened, once)."""
+        code = self.tests.get((path, data))
+        return code if code is not None else self._compile_test(path, data)
+
     def prepare(self, tree: str, *, modules: bool = True) -> None:
         """Compile what changed in `tree` (in the server, before forking)."""
         tests_root = os.path.join(tree, "tests") + os.sep
+        self.tests_root = tests_root
         live_tests, live_mods = set(), set()
         for dirpath, dirnames, filenames in os.walk(tree):
             dirnames[:] = [d for d in dirnames if d != "__pycache__"]
@@ -135,11 +157,29 @@ class CodeCache:
             try:
                 importlib.import_module(name)
             except Exception:  # noqa: BLE001 - a canonical import that fails, fails in the test
-                pass
+                continue
+            for sub in sorted(s for s in self.submodules if s.startswith(name + ".")):
+                if _is_submodule(sub):
+                    try:
+                        importlib.import_module(sub)
+                    except Exception:  # noqa: BLE001 - as above
+                        pass
 
     def install_finder(self, tree: str) -> None:
         """Serve workspace modules from this cache (always compiled from their source)."""
         sys.meta_path.insert(0, _Finder(self, os.path.join(tree, "")))
+
+
+def _is_submodule(name: str) -> bool:
+    """True if `name` ('pkg.attr') names a module of an imported package."""
+    parent, _, _ = name.rpartition(".")
+    mod = sys.modules.get(parent)
+    if mod is None or not hasattr(mod, "__path__"):
+        return False
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 class _Finder(importlib.abc.MetaPathFinder):
@@ -150,7 +190,7 @@ class _Finder(importlib.abc.MetaPathFinder):
     def find_spec(
         self, name: str, path: Sequence[str] | None = None, target: object = None
     ) -> importlib.machinery.ModuleSpec | None:
-        spec = importlib.machinery.PathFinder.find_spec(name, path, target)  # type: ignore[arg-type]
+        spec = settings.find_spec(name, path, target)
         loader = getattr(spec, "loader", None)
         if spec is None or type(loader) is not importlib.machinery.SourceFileLoader:
             return None
@@ -168,6 +208,10 @@ class _Loader(importlib.machinery.SourceFileLoader):
     def get_code(self, fullname: str) -> types.CodeType:
         path = self.get_filename(fullname)
         data = self.get_data(path)
+        if self._cache.canonical_path(path):
+            # A helper module of the suite (a mixin in tests/__init__.py whose tests are
+            # inherited, assertion helpers): canonical code, hardened like a test file.
+            return self._cache.test_code(path, data)
         code = self._cache.modules.get((path, data))
         if code is None:
             code = self.source_to_code(data, path)  # never from bytecode

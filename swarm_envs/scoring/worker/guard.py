@@ -17,8 +17,9 @@ The reporter plugin does not write records itself: it tells the guard what pytes
 reporter's own code, on the main thread, with no untrusted frame on the stack. A test
 counts as passed only if pytest reported every phase passed, *and* the test's canonical
 body ran to its end during its call (the completion marker of `hardened`, accepted only
-from the canonical code whose file and qualified name are the test's), and nothing was
-flagged. Passes are confirmed by the final record, sent after the last checks.
+from the canonical code whose file and qualified name are the test's, or that its item's
+test function leads to through trusted library wrappers), and nothing was flagged. Passes
+are confirmed by the final record, sent after the last checks.
 
 Flagged (a finding: kind, test, detail) and, where it is a capability, refused:
 
@@ -31,8 +32,10 @@ Flagged (a finding: kind, test, detail) and, where it is a capability, refused:
   pluggy, this package, the modules canonical tests use, the builtins of canonical code):
   compared by identity with a snapshot at every test and at the end of the run;
 - a test item that is not pytest's, whose methods, test function or parameters were
-  replaced; fixture values replaced between setup and call; plugins or hook
-  implementations added by the code under test;
+  replaced, or whose test function is not canonical code (reached, for a test decorated
+  by a library, through `__wrapped__` and trusted library code only); fixture values
+  replaced between setup and call; plugins or hook implementations added by the code
+  under test;
 - `gc.get_objects`/`get_referrers`/`get_referents`, `ctypes`, `sys.settrace`/`setprofile`,
   `sys.addaudithook`, `signal.signal`/`setitimer`/`alarm`, `/proc/*/mem`, opening canonical
   test sources or harness files, code compiled or unmarshalled under the name of a trusted
@@ -93,10 +96,19 @@ FAST_MODULES = (
 # Attributes that pytest and the standard library set during a run: (module or class, name).
 LEGITIMATE_CHANGES = frozenset(
     {("*", "_pytest_diamond_inheritance_warning_shown")}
+    # Set by `warnings.warn` in the module a warning is attributed to (a deprecation warning
+    # of pytest's during collection): what was shown, nothing that decides an outcome.
+    | {("*", "__warningregistry__")}
+    # Cached on a class by copyreg the first time one of its objects is copied or pickled.
+    | {("*", "__slotnames__")}
     | {("_pytest.assertion.util", n) for n in ("_reprcompare", "_assertion_pass", "_config")}
     | {("warnings", n) for n in ("filters", "showwarning", "_showwarnmsg_impl", "_showwarnmsg")}
     | {("warnings", n) for n in ("_onceregistry", "defaultaction", "_filters_version")}
     | {("re", "_cache"), ("re", "_MAXCACHE")}
+    # Made on first use: the random name sequence and the temporary directory.
+    | {("tempfile", "_name_sequence"), ("tempfile", "tempdir")}
+    # Set by time.tzset() (a test that changes TZ).
+    | {("time", n) for n in ("tzname", "timezone", "altzone", "daylight")}
     | {("_pytest.debugging.pytestPDB", n) for n in ("_config", "_pluginmanager", "_saved")}
 )
 _VETO = "refused by the scoring harness"
@@ -218,6 +230,9 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     roots = tuple(dict.fromkeys((root, real_root)))
     test_roots = tuple(r + "tests/" for r in roots)
     harness_root = os.path.realpath(harness_dir).rstrip("/") + "/"
+    # The task's third-party packages live there too: trusted code, but not private (a
+    # library reads its own data files on behalf of the code under test).
+    library_root = harness_root + "site/"
     pinned = list(keep)  # noqa: F841 - keeps the canonical ids valid for the hook's life
     canonical = frozenset(canonical_codes)
     callers = frozenset(caller_codes)
@@ -286,7 +301,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             return False
         return (
             filename.startswith(test_roots)
-            or filename.startswith(harness_root)
+            or (filename.startswith(harness_root) and not filename.startswith(library_root))
             or "/_pytest/" in filename
             or "/pluggy/" in filename
         )
@@ -548,7 +563,8 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             if when not in ("setup", "call", "teardown"):
                 flag("report_changed", f"{cur}: a report for an unknown phase")
                 return
-            if any(w == when for w, _ in state["phases"]):
+            # A call phase may report more than once: each unittest subTest reports its own.
+            if when != "call" and any(w == when for w, _ in state["phases"]):
                 flag("report_changed", f"{cur}: two reports for its {when} phase")
             state["phases"].append((when, outcome))
             if outcome != "passed":
@@ -560,7 +576,9 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             if nodeid != cur:
                 flag("report_changed", f"a test finished that was not running: {nodeid}")
                 return
-            check_item(cur, state["items"][cur], facts)
+            # Not its parameters: a canonical test may change its own (humanize negates
+            # the numbers it was given and tests again).
+            check_item(cur, state["items"][cur], facts, params=False)
             check_snapshot(fast)
             check_canonical_helpers()
             phases = state["phases"]
@@ -590,20 +608,40 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         elif kind == "error":
             emit({"ev": "error", "text": plain(args[0], 500)})
 
-    def check_item(nodeid: str, entry: tuple, facts: object) -> None:
+    def check_item(nodeid: str, entry: tuple, facts: object, params: bool = True) -> None:
         """Facts the reporter gathered about an item: (kind ok, overrides, code id, params)."""
         if type(facts) is not tuple or len(facts) != 4:
             flag("item_changed", f"{nodeid}: unreadable")
             return
-        kind_ok, overrides, code_id, params = facts
+        kind_ok, overrides, chain, now = facts
         if kind_ok is not True:
             flag("item_changed", f"{nodeid} is not a pytest test item")
         elif overrides:
             flag("item_changed", f"{nodeid}: its {plain(overrides[0], 80)} was replaced")
-        elif code_id not in canonical:
+        elif canonical_in(chain) is None:
             flag("item_changed", f"{nodeid}: its test function is not canonical code")
-        elif params != entry[2][3]:
+        elif chain != entry[2][2]:
+            flag("item_changed", f"{nodeid}: its test function was replaced")
+        elif params and now != entry[2][3]:
             flag("item_changed", f"{nodeid}: its parameters were changed")
+
+    def canonical_in(chain: object) -> int | None:
+        """The id of the canonical code a test function's chain leads to, or None.
+
+        The chain (see `reporter.code_chain`) is the test function's code, then that of each
+        `__wrapped__`: it may pass through trusted library code only (a decorator of the
+        canonical file, `@mock.patch`), never through the workspace's or anonymous code.
+        """
+        if type(chain) is not tuple:
+            return None
+        for link in chain:
+            if type(link) is not tuple or len(link) != 2 or type(link[0]) is not int:
+                return None
+            if link[0] in canonical:
+                return link[0]
+            if category(link[1]) != TRUSTED:
+                return None
+        return None
 
     # ------------------------------------------------------------ the hook
     def on_report(args: tuple) -> None:
@@ -623,8 +661,11 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         code = caller.f_code
         if cur is None or not state["in_call"] or id(code) not in canonical:
             return
-        qual, file = state["items"][cur][:2]
-        if (
+        qual, file, facts = state["items"][cur]
+        # The test's own function: its name in its file, or the canonical code its item
+        # holds (a test inherited from a helper module of the suite, a mixin).
+        own = canonical_in(facts[2]) if type(facts) is tuple and len(facts) == 4 else None
+        if id(code) != own and (
             getattr(code, "co_qualname", qual.rpartition(".")[2]) != qual
             or code.co_filename != file
         ):
@@ -696,7 +737,12 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     def on_setattr(args: tuple) -> None:
         obj, name = args[0], args[1]
         if type(obj) is FunctionType and name in ("__code__", "__defaults__", "__kwdefaults__"):
-            if category(code_of(obj).co_filename) < WORKSPACE:
+            # The standard library does it too, on its own behalf (`types.coroutine` on
+            # asyncio's functions while asyncio is imported): refused for untrusted code.
+            if (
+                category(code_of(obj).co_filename) < WORKSPACE
+                and untrusted_frame(getframe(2)) is not None
+            ):
                 flag(
                     "harness_changed",
                     f"the code under test replaced {name} of {plain(code_of(obj).co_name)}",
@@ -721,7 +767,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 if full.endswith(".py"):
                     state["workspace_ran"] = True
                 return
-        private = full.startswith(harness_root) or (
+        private = (full.startswith(harness_root) and not full.startswith(library_root)) or (
             full.startswith(test_roots) and full.endswith(".py")
         )
         if private:

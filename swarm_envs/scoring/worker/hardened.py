@@ -49,6 +49,8 @@ TRUSTED_PREFIXES: tuple[str, ...] = tuple(
             if (p := sysconfig.get_paths().get(key))
         }
         | {os.path.dirname(os.path.realpath(__file__)) + os.sep}
+        # The task's own third-party packages, installed by the host (`settings.site_dir`).
+        | {os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "site", "")}
     )
 ) + ("<frozen ",)
 

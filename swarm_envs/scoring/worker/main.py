@@ -17,6 +17,7 @@ import sys
 
 import pytest
 
+from . import settings
 from .codecache import CodeCache
 from .protocol import PROTOCOL, Framer
 from .reporter import short
@@ -35,6 +36,7 @@ def prepare() -> None:
     os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
     os.environ.pop("PYTEST_ADDOPTS", None)
     os.environ.pop("PYTEST_PLUGINS", None)
+    settings.use_site()
 
 
 def preimport() -> None:
@@ -122,7 +124,7 @@ def collect() -> None:
     framer = Framer(out_fd)
     tree = hello["tree"]
     os.chdir(tree)
-    sys.path.append(tree)
+    settings.use_tree(tree)
     ids: list[str] = []
     errors: dict[str, str] = {}
 

@@ -15,10 +15,13 @@ from typing import Any
 
 import pytest
 from _pytest.python import Function
+from _pytest.unittest import TestCaseFunction
 
 from .guard import REPORT_EVENT
 
 FAILURE_LINES = 12
+#: library wrappers followed from a test function to its canonical code
+MAX_WRAPPERS = 8
 _ITEM_TYPES: dict[type, frozenset[str]] = {}
 
 
@@ -31,7 +34,9 @@ def _methods(cls: type) -> frozenset[str]:
     return frozenset(names - {"__init__"})
 
 
-for _cls in (Function, getattr(sys.modules.get("_pytest.unittest"), "TestCaseFunction", None)):
+# unittest.TestCase tests are items of _pytest.unittest's kind, imported here: this module
+# is imported before pytest's default plugins are.
+for _cls in (Function, TestCaseFunction):
     if isinstance(_cls, type):
         _ITEM_TYPES[_cls] = _methods(_cls)
 
@@ -70,20 +75,36 @@ def fingerprint(value: Any, depth: int = 0) -> str:
     return f"<{id(value):#x}>"
 
 
-def item_facts(item: object) -> tuple[bool, tuple[str, ...], int | None, str]:
-    """(is pytest's kind of item, replaced methods, id of its test code, its parameters)."""
+def code_chain(obj: object) -> tuple[tuple[int, str], ...]:
+    """(id, file) of a test function's code, then of each function its `__wrapped__` leads to.
+
+    A test decorated in its canonical file by a library (`@mock.patch(...)`,
+    `@freeze_time(...)`) is that library's function, whose `__wrapped__` is the canonical
+    one; the guard follows such a chain through trusted library code only.
+    """
+    out: list[tuple[int, str]] = []
+    for _ in range(MAX_WRAPPERS):
+        func = obj.__func__ if isinstance(obj, types.MethodType) else obj
+        if type(func) is not types.FunctionType:
+            break
+        code = func.__code__
+        out.append((id(code), _text(code.co_filename)))
+        obj = vars(func).get("__wrapped__")
+    return tuple(out)
+
+
+def item_facts(item: object) -> tuple[bool, tuple[str, ...], tuple[tuple[int, str], ...], str]:
+    """(is pytest's kind of item, replaced methods, its test code's chain, its parameters)."""
     methods = _ITEM_TYPES.get(type(item))
     if methods is None:
-        return (False, (), None, "")
+        return (False, (), (), "")
     overrides = tuple(sorted(methods.intersection(vars(item))))
     try:
         obj = item.obj  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - no test function: not canonical
         obj = None
-    func = obj.__func__ if isinstance(obj, types.MethodType) else obj
-    code = func.__code__ if isinstance(func, types.FunctionType) else None
     params = getattr(getattr(item, "callspec", None), "params", None)
-    return (True, overrides, None if code is None else id(code), fingerprint(params))
+    return (True, overrides, code_chain(obj), fingerprint(params))
 
 
 def _funcargs(item: object) -> tuple[tuple[str, int], ...]:

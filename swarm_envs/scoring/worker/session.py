@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from . import guard
+from . import guard, settings
 from .codecache import CodeCache
 from .reporter import Reporter, caller_codes
 
@@ -42,6 +42,8 @@ def base_args(ini: str, rootdir: str) -> list[str]:
         "console_output_style=classic",
         "--import-mode=prepend",
         "--continue-on-collection-errors",
+        # Tests the task leaves out of its canonical suite (skipped on this Python, ...).
+        *settings.deselected(),
     ]
 
 
@@ -90,6 +92,9 @@ def run_pytest(
     # Which test is running is nobody's business but the guard's.
     _pytest.runner._update_current_test_var = _no_current_test
     os.environ.pop("PYTEST_CURRENT_TEST", None)
+    # The project's own packages come from the tree; any other name from the standard
+    # library and installed packages first: a workspace json.py cannot shadow json.
+    settings.use_tree(tree)
     codes, keep = code_cache.canonical_codes()
     callers = [*caller_codes(), run_pytest.__code__]
     guard.install(
@@ -104,9 +109,6 @@ def run_pytest(
     )
     del codes, keep
     os.chdir(tree)
-    # The project root goes *last* on sys.path: a module of the workspace named like a
-    # standard or installed module (pytest.py, json.py) cannot shadow it.
-    sys.path.append(tree)
     code_cache.install_finder(tree)
     try:
         reporter = Reporter(select_ids, tests_root=os.path.join(tree, "tests") + os.sep)

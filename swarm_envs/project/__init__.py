@@ -1,0 +1,514 @@
+"""Bring your own project: turn a real project with a pytest suite into a task.
+
+    swarm-envs make-task path/to/project --name mylib --out my_tasks/mylib
+
+The project is taken as it comes (a `src/` layout, tests in `tests/`, `test/`, at the root
+or inside the package, its pytest settings and conftests, its third-party requirements; see
+`swarm_envs.project.layout`). Then, through the real sandbox and scorer:
+
+1. one instrumented run of the reference says what every test executes, how long it takes
+   and how it ends; tests that the reference skips or xfails here are deselected (and
+   listed), any other failure stops make-task with the failures grouped by cause (or, with
+   `deselect_failing=True`, deselects them too);
+2. the reference must pass every remaining test under the scorer;
+3. every function and method that the tests reach is a candidate, and the tests that
+   execute it are its tests; probes stub candidates and run their quickest tests (all of
+   them if those pass), in parallel and under a time limit taken from the reference's
+   timings: a candidate whose stub fails one of them is a unit;
+4. units depend on the units their bodies really use (`swarm_envs.project.graph`).
+
+The task folder is written atomically (a staging folder renamed at the end: nothing is left
+behind when anything fails) and registered, with Gymnasium too. `MAKE_TASK.md` in it records
+what was kept, moved, dropped and deselected, and why.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import tomli_w
+
+from swarm_envs.environment import WHEELS
+from swarm_envs.error import ProjectError
+from swarm_envs.project.graph import UnitRef, dependencies, order, restrict
+from swarm_envs.project.layout import Note, Project, read_project
+from swarm_envs.project.profile import ReferenceProfile, profile_reference
+from swarm_envs.project.requirements import distributions_for, fetch_wheels
+from swarm_envs.project.units import Candidate, find_candidates, map_tests, probe
+from swarm_envs.scoring.runner import RunnerPool
+from swarm_envs.task import MANIFEST, Suite, Task, bundled_task, is_task_name, register_task
+
+__all__ = ["MakeTaskResult", "build_task", "make_task"]
+
+Progress = Callable[[str, int, int], None]
+REPORT = "MAKE_TASK.md"
+
+
+@dataclass
+class MakeTaskResult:
+    """What make-task produced and everything it decided on the way."""
+
+    task: Task
+    notes: list[Note] = field(default_factory=list)
+    deselected: dict[str, str] = field(default_factory=dict)  # test id -> why
+    candidates: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def make_task(
+    source: Path | str,
+    dest: Path | str,
+    *,
+    name: str,
+    description: str | None = None,
+    duration_s: float = 20.0,
+    max_units: int | None = None,
+    requires: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    deselect_failing: bool = False,
+    wheels: Path | str | None = None,
+    progress: Progress | None = None,
+) -> Task:
+    """Build a task folder at `dest` from the project at `source`; returns the task.
+
+    Args:
+        source: the project's folder (an unpacked source distribution or a checkout).
+        dest: the task folder to write (must not exist, or be empty).
+        name: the task's name (lower-case letters, digits, '_' and '-').
+        description: shown to agents; a default one names the project and its units.
+        duration_s: modelled virtual duration of one full test run.
+        max_units: keep at most this many units (the ones most tests reach); fewer probes.
+        requires: extra requirement specifiers for third-party packages the tests need.
+        exclude: glob patterns of test files to leave out (`tests/test_benchmarks.py`).
+        deselect_failing: deselect tests that fail on the reference instead of stopping.
+        wheels: a folder of wheels for the requirements (no package index needed).
+        progress: called as `progress(stage, done, total)` while make-task works.
+
+    Raises:
+        ProjectError: the project cannot become a task (the message says why and what to do).
+        RequirementsError: its third-party requirements cannot be fetched or installed.
+    """
+    return build_task(
+        source,
+        dest,
+        name=name,
+        description=description,
+        duration_s=duration_s,
+        max_units=max_units,
+        requires=requires,
+        exclude=exclude,
+        deselect_failing=deselect_failing,
+        wheels=wheels,
+        progress=progress,
+    ).task
+
+
+def build_task(
+    source: Path | str,
+    dest: Path | str,
+    *,
+    name: str,
+    description: str | None = None,
+    duration_s: float = 20.0,
+    max_units: int | None = None,
+    requires: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    deselect_failing: bool = False,
+    wheels: Path | str | None = None,
+    suite: Suite = "custom",
+    tags: Sequence[str] = ("bring-your-own",),
+    progress: Progress | None = None,
+) -> MakeTaskResult:
+    """`make_task`, returning everything it decided (`MakeTaskResult`).
+
+    The same arguments, plus the manifest's `suite` and `tags`.
+    """
+    report = progress or (lambda stage, done, total: None)
+    source, dest = Path(source), Path(dest).absolute()
+    _check_name(name)
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise ProjectError(f"{dest}: already exists and is not an empty folder")
+    if max_units is not None and max_units < 1:
+        raise ProjectError(f"max_units={max_units}: expected a positive number")
+    clock = _Clock()
+    report("reading the project", 0, 1)
+    proj = read_project(source, exclude=exclude)
+    clock.lap("read")
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(
+            tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".partial", dir=dest.parent)
+        )
+    except OSError as e:
+        raise ProjectError(f"{dest}: cannot write the task folder ({e.strerror})") from None
+    try:
+        result = _build(
+            proj,
+            staging,
+            name=name,
+            description=description,
+            duration_s=duration_s,
+            max_units=max_units,
+            requires=requires,
+            deselect_failing=deselect_failing,
+            wheels=Path(wheels) if wheels is not None else None,
+            suite=suite,
+            tags=list(tags),
+            report=report,
+            clock=clock,
+        )
+        if dest.exists():
+            dest.rmdir()
+        os.replace(staging, dest)
+    except OSError as e:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise ProjectError(f"{e.filename or dest}: {e.strerror or e}") from None
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    result.task = register_task(dest)
+    _register_with_gymnasium()
+    result.seconds = clock.laps
+    return result
+
+
+def _check_name(name: str) -> None:
+    if not is_task_name(name):
+        raise ProjectError(
+            f"name {name!r}: expected lower-case letters, digits, '_' and '-', starting with a "
+            "letter (for example 'mylib')"
+        )
+    taken = bundled_task(name)
+    if taken is not None:
+        raise ProjectError(f"name {name!r} is taken by the bundled task {taken}; choose another")
+
+
+def _register_with_gymnasium() -> None:
+    from swarm_envs.registration import register_envs
+
+    register_envs()
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.t = time.perf_counter()
+        self.laps: dict[str, float] = {}
+
+    def lap(self, what: str) -> None:
+        now = time.perf_counter()
+        self.laps[what] = round(now - self.t, 3)
+        self.t = now
+
+
+# ---------------------------------------------------------------------------- building
+
+
+def _build(
+    proj: Project,
+    root: Path,
+    *,
+    name: str,
+    description: str | None,
+    duration_s: float,
+    max_units: int | None,
+    requires: Sequence[str],
+    deselect_failing: bool,
+    wheels: Path | None,
+    suite: Suite,
+    tags: list[str],
+    report: Progress,
+    clock: _Clock,
+) -> MakeTaskResult:
+    notes = proj.notes
+    manifest: dict = {
+        "name": name,
+        "version": 0,
+        "suite": suite,
+        "description": description or f"The project {name}.",
+        "tags": tags,
+        "tests": {"paths": ["tests"], "duration_s": duration_s},
+        "units": [],
+    }
+    if proj.ini:
+        manifest["tests"]["ini"] = proj.ini
+    deselected: dict[str, str] = {d: "deselected by the project's settings" for d in proj.deselect}
+    _write_files(proj, root, name)
+    specs = [*requires]
+    if proj.imports:
+        specs += distributions_for(proj.imports - _names_of(requires), proj.declared, notes)
+    if specs:
+        report("fetching requirements", 0, 1)
+        manifest["requires"] = fetch_wheels(specs, root / WHEELS, wheels)
+        notes.append(Note("kept", f"{WHEELS}/", ", ".join(manifest["requires"])))
+        clock.lap("requirements")
+    task = _write_manifest(root, manifest, deselected)
+    report("running the reference (instrumented)", 0, 1)
+    profile = profile_reference(task)
+    clock.lap("profile")
+    _check_profile(task, profile, deselected, deselect_failing)
+    task = _write_manifest(root, manifest, deselected)
+    pool = RunnerPool(task)
+    try:
+        report("running the reference (scorer)", 0, 1)
+        solution = task.solution_files()
+        ref = pool.run_all(solution)
+        clock.lap("reference")
+        _check_reference(task, ref, profile, deselected, deselect_failing)
+        if any(t not in manifest["tests"].get("deselect", []) for t in deselected):
+            # Deselected after the scorer's collection: start again with the new suite.
+            pool.close()
+            task = _write_manifest(root, manifest, deselected)
+            pool = RunnerPool(task)
+            ref = pool.run_all(solution)
+            _check_reference(task, ref, profile, deselected, False)
+        candidates = find_candidates(solution, notes)
+        reached = map_tests(candidates, profile, notes, deselected)
+        ordered = sorted(reached, key=lambda c: (-len(c.tests), c.path, c.line))
+        found, probed, probe_notes = probe(
+            pool, solution, ordered, profile, max_units=max_units, progress=report
+        )
+        notes += probe_notes
+        clock.lap("probes")
+    finally:
+        pool.close()
+    for c in reached:
+        if c.name in probed and c.name not in found:
+            notes.append(
+                Note("dropped", f"{c.where} {c.symbol}", "stubbing it fails none of its tests")
+            )
+    canonical = [t for t in profile.collected if t not in deselected]
+    units = _units(reached, found, solution, canonical)
+    manifest["units"] = units
+    if description is None:
+        manifest["description"] = _description(name, proj, len(units))
+    task = _write_manifest(root, manifest, deselected)
+    _write_report(root, task, notes, deselected, len(reached))
+    clock.lap("write")
+    return MakeTaskResult(task, notes, deselected, len(reached))
+
+
+def _names_of(specs: Iterable[str]) -> set[str]:
+    from packaging.requirements import Requirement
+
+    out = set()
+    for s in specs:
+        try:
+            out.add(Requirement(s).name.lower().replace("-", "_"))
+        except ValueError:
+            continue
+    return out
+
+
+def _write_files(proj: Project, root: Path, name: str) -> None:
+    def put(rel: str, data: bytes) -> None:
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+
+    for rel, data in proj.solution.items():
+        put(f"solution/{rel}", data)
+    for rel, data in proj.tests.items():
+        put(f"tests/{rel}", data)
+    for rel, data in proj.licences.items():
+        put(rel, data)
+        put(f"solution/{rel}", data)  # the code's licence travels with the code
+    put("README.md", proj.readme or f"# {name}\n".encode())
+
+
+def _write_manifest(root: Path, manifest: dict, deselected: dict[str, str]) -> Task:
+    if deselected:
+        manifest["tests"]["deselect"] = sorted(deselected)
+    (root / MANIFEST).write_text(tomli_w.dumps(manifest), encoding="utf-8")
+    return Task(root)
+
+
+_WHERE = re.compile(r"^\S+:\d+: ")
+
+
+def _reason(text: str) -> str:
+    """What a failure comes down to: its exception, with pytest's first `E` line."""
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    if not lines:
+        return "(no output)"
+    last = _WHERE.sub("", lines[-1])
+    detail = next((ln[1:].strip() for ln in lines if ln.startswith("E ")), "")
+    if detail and detail != last and not detail.startswith(last):
+        return f"{last}: {detail}"[:200]
+    return (detail or last)[:200]
+
+
+def _group(texts: dict[str, str]) -> str:
+    """Failures grouped by reason, the largest groups first."""
+    groups: dict[str, list[str]] = {}
+    for nid, text in texts.items():
+        groups.setdefault(_reason(text), []).append(nid)
+    out = []
+    for why, nids in sorted(groups.items(), key=lambda kv: -len(kv[1]))[:8]:
+        more = f" and {len(nids) - 3} more" if len(nids) > 3 else ""
+        out.append(f"  {len(nids)} x {why}\n     e.g. {', '.join(nids[:3])}{more}")
+    return "\n".join(out)
+
+
+def _check_profile(
+    task: Task, profile: ReferenceProfile, deselected: dict[str, str], deselect_failing: bool
+) -> None:
+    """Deselect what the reference skips here; stop (or deselect) on anything else."""
+    if profile.collect_errors:
+        raise ProjectError(
+            f"the project's tests do not collect:\n{_group(profile.collect_errors)}\n"
+            "A missing module is a requirement: name it with --requires; a test file that "
+            "cannot work here can be left out with --exclude."
+        )
+    if not profile.collected:
+        raise ProjectError(f"{task.root}: no tests were collected from the project")
+    outside = {n: o for n, o in profile.origins.items() if o is not None and os.path.isabs(str(o))}
+    if outside:
+        which = ", ".join(f"{n} from {o}" for n, o in outside.items())
+        raise ProjectError(
+            f"the tests imported {which}, not the project's own copy; check that the "
+            "package is at the project's root or in src/"
+        )
+    for outcome, why in (("skipped", "skipped here"), ("xfailed", "expected to fail here")):
+        for nid in profile.by_outcome(outcome):
+            text = profile.tests[nid].text.strip().splitlines()
+            deselected[nid] = f"{why}: {text[-1] if text else outcome} (a skip is not a pass)"
+    failed = {nid: profile.tests[nid].text for nid in profile.by_outcome("failed")}
+    if failed and not deselect_failing:
+        raise ProjectError(
+            f"the reference fails {len(failed)} of {len(profile.tests)} tests on this "
+            f"machine:\n{_group(failed)}\nFix them, leave their files out with --exclude, "
+            "or deselect them with --deselect-failing."
+        )
+    for nid, failure in failed.items():
+        deselected[nid] = f"fails on the reference: {_reason(failure)}"
+
+
+def _check_reference(
+    task: Task, ref: object, profile: ReferenceProfile, deselected: dict, deselect_failing: bool
+) -> None:
+    """The reference must pass every test under the scorer; explain it when it does not."""
+    from swarm_envs.scoring import TestReport
+
+    assert isinstance(ref, TestReport)
+    if ref.verdict != "ok":
+        raise ProjectError(f"the scorer gave no verdict on the reference: {ref.error}")
+    failing = {t: ref.failures.get(t, "") for t, ok in ref.per_test.items() if not ok}
+    if not failing:
+        return
+    reasons: dict[str, str] = {}
+    flagged = {f.get("test", ""): f for f in ref.integrity}
+    for nid, text in failing.items():
+        if nid not in profile.tests:
+            reasons[nid] = "its id differs between test processes (built from something random?)"
+        elif nid in flagged or ref.integrity:
+            f = flagged.get(nid) or ref.integrity[0]
+            reasons[nid] = (
+                f"flagged by the scorer's integrity guard ({f.get('kind')}): {f.get('detail')}"
+            )
+        else:
+            reasons[nid] = (
+                "fails under the scorer's sandbox (no network, read-only tests): "
+                + (text.strip().splitlines() or ["failed"])[-1]
+            )
+    if not deselect_failing:
+        raise ProjectError(
+            f"the reference passes the instrumented run but fails {len(failing)} tests under "
+            f"the scorer:\n{_group(reasons)}\nDeselect them with --deselect-failing, or see "
+            "docs/task-format.md (what differs in the sandbox)."
+        )
+    deselected.update(reasons)
+
+
+def compress(tests: Sequence[str], suite: Sequence[str]) -> list[str]:
+    """`tests` as test files and classes where it holds all of them, else as test ids."""
+    mine = set(tests)
+
+    def prefixes(nid: str) -> list[str]:
+        parts = nid.split("::")
+        out = ["::".join(parts[:i]) for i in range(1, len(parts))]
+        if "[" in parts[-1]:  # a parametrised test: all its cases
+            out.append("::".join([*parts[:-1], parts[-1].split("[", 1)[0]]))
+        return out
+
+    members: dict[str, list[str]] = {}
+    for t in suite:
+        for p in prefixes(t):
+            members.setdefault(p, []).append(t)
+    out: list[str] = []
+    seen: set[str] = set()
+    for t in suite:
+        if t not in mine or t in seen:
+            continue
+        whole = next((p for p in prefixes(t) if all(m in mine for m in members[p])), None)
+        if whole is None:
+            out.append(t)
+            seen.add(t)
+        else:
+            out.append(whole)
+            seen.update(members[whole])
+    return out
+
+
+def _units(
+    reached: list[Candidate],
+    found: dict[str, list[str]],
+    solution: dict[str, bytes],
+    suite: Sequence[str],
+) -> list[dict]:
+    """Manifest entries of the confirmed units, in dependency order."""
+    sources = {
+        rel: data.decode("utf-8", errors="replace")
+        for rel, data in solution.items()
+        if rel.endswith(".py")
+    }
+    refs = [UnitRef(c.name, c.path, c.symbol) for c in reached]
+    # The graph covers every reached candidate, so the kept units' dependencies do not
+    # depend on which were kept (--max-units): edges run through the dropped ones.
+    names, deps, _ = order([c.name for c in reached], dependencies(sources, refs))
+    kept = [n for n in names if n in found]
+    among = restrict(deps, kept)
+    by_name = {c.name: c for c in reached}
+    return [
+        {
+            "name": n,
+            "path": by_name[n].path,
+            "symbol": by_name[n].symbol,
+            "tests": compress(found[n], suite),
+            "depends_on": among[n],
+        }
+        for n in kept
+    ]
+
+
+def _description(name: str, proj: Project, n_units: int) -> str:
+    what = f"{n_units} functions and methods are" if n_units != 1 else "1 function is"
+    return (
+        f"The project {name}, with its own test suite. {what} stubbed "
+        "out (their signatures and docstrings are kept); implement them so that the tests "
+        "in tests/ pass. Read the tests and the README to learn what each should do."
+    )
+
+
+def _write_report(
+    root: Path, task: Task, notes: list[Note], deselected: dict[str, str], candidates: int
+) -> None:
+    lines = [
+        f"# make-task: {task.id}",
+        "",
+        f"{len(task.units)} units (of {candidates} functions and methods that tests reach).",
+        "",
+        "## What make-task did",
+        "",
+        *(f"- {n}" for n in notes),
+    ]
+    if deselected:
+        lines += ["", "## Deselected tests", ""]
+        lines += [f"- `{nid}`: {why}" for nid, why in sorted(deselected.items())]
+    (root / REPORT).write_text("\n".join(lines) + "\n", encoding="utf-8")
