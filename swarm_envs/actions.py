@@ -232,7 +232,7 @@ def tool_schemas(api: Literal["chat", "responses"] = "chat") -> list[dict[str, A
         raise ConfigError(
             f"api={api!r}: expected 'chat' (Chat Completions) or 'responses' (Responses API)"
         )
-    out = []
+    out: list[dict[str, Any]] = []
     for tool in TOOLS.values():
         schema = tool.args.model_json_schema()
         schema.pop("title", None)
@@ -240,7 +240,7 @@ def tool_schemas(api: Literal["chat", "responses"] = "chat") -> list[dict[str, A
         for prop in schema.get("properties", {}).values():
             prop.pop("title", None)
         schema["additionalProperties"] = False
-        function = {
+        function: dict[str, Any] = {
             "name": tool.name,
             "description": tool.description,
             "parameters": schema,
@@ -296,7 +296,7 @@ def _text_of(content: Any) -> str:
 def _call_chars(call: Any) -> int:
     if not isinstance(call, dict):
         return 0
-    fn = call.get("function") if isinstance(call.get("function"), dict) else call
+    fn: dict = call["function"] if isinstance(call.get("function"), dict) else call
     args = fn.get("arguments")
     return len(str(fn.get("name") or "")) + len(args if isinstance(args, str) else str(args))
 
@@ -342,7 +342,7 @@ def _unwrap(data: dict, cost: _Cost | None = None) -> dict:
     elif data.get("object") == "response" or isinstance(data.get("output"), list):
         items = [i for i in data.get("output") or [] if isinstance(i, dict)]
         content = "".join(_text_of(i.get("content")) for i in items if i.get("type") == "message")
-        calls = [i for i in items if i.get("type") == "function_call"]
+        calls: Any = [i for i in items if i.get("type") == "function_call"]
         if cost is not None:
             cost.chars = len(content) + sum(_call_chars(c) for c in calls)
         call = _one_call(calls, "the response")

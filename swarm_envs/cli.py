@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from swarm_envs.error import Error
+from swarm_envs.error import ConfigError, Error
 from swarm_envs.task import SUITES
 
 console = Console()
@@ -323,6 +323,40 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------- train
+
+#: `swarm-envs train --policy NAME`: the trainer of each policy
+TRAINERS = {"menu": "swarm_envs.baselines.ppo", "lm": "swarm_envs.baselines.lm.train"}
+_TRAIN_EXTRA = ("torch", "tyro", "tensorboard", "transformers", "tokenizers", "peft")
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """Train: PPO on menu mode (default), or language models with `--policy lm`.
+
+    Each trainer parses its own options (a dataclass, with tyro), `--policy` included.
+    """
+    import importlib
+
+    options = list(args.options)
+    policy = "menu"
+    for k, opt in enumerate(options):
+        if opt == "--policy" or opt.startswith("--policy="):
+            policy = opt.partition("=")[2] if "=" in opt else (options[k + 1 : k + 2] or [""])[0]
+            break
+    if policy not in TRAINERS:
+        raise ConfigError(f"--policy {policy!r}: expected one of {', '.join(TRAINERS)}")
+    try:
+        trainer = importlib.import_module(TRAINERS[policy])
+    except ModuleNotFoundError as e:
+        if e.name is None or e.name.split(".")[0] not in _TRAIN_EXTRA:
+            raise
+        raise ConfigError(
+            f"swarm-envs train needs the train extra ({e.name} is missing): "
+            "pip install 'swarm-envs[train]'"
+        ) from None
+    return int(trainer.main(options))
+
+
 # ---------------------------------------------------------------------------- bench
 
 
@@ -510,6 +544,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("file", help="a recording made with `run --record` or record_path=...")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser(
+        "train",
+        help="train a swarm's policy with PPO: menu mode (default) or --policy lm "
+        "(see `train --help`, `train --policy lm --help`)",
+        add_help=False,
+        prefix_chars="\0",
+    )
+    p.add_argument("options", nargs=argparse.REMAINDER)
+    p.set_defaults(func=cmd_train)
     return parser
 
 

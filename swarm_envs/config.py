@@ -3,17 +3,55 @@
 from __future__ import annotations
 
 import numbers
-from typing import Literal
+import re
+from typing import Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-from swarm_envs.error import ConfigError, describe_invalid
+from swarm_envs.error import ConfigError, close_matches, describe_invalid
 from swarm_envs.tools import TOOLS
 
 
 def _default_tool_seconds() -> dict[str, float]:
     # Modelled durations of the tools themselves (thinking time is separate).
     return {name: tool.cost_s for name, tool in TOOLS.items()}
+
+
+#: the role of every agent when the configuration names none
+DEFAULT_ROLE = "agent"
+#: tools every role may call, whatever its whitelist: they change nothing, and without
+#: them an agent could neither idle nor finish
+ALWAYS_ALLOWED = ("wait", "done")
+_ROLE_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
+#: a role's count: a number of agents, or "fill" (every agent the other roles leave)
+RoleCount = int | Literal["fill"]
+
+
+N = TypeVar("N", int, float)
+
+
+def over_defaults(
+    given: dict[str, N], defaults: dict[str, N], keys: str, values: str
+) -> dict[str, N]:
+    """`given` over `defaults`: a partial table of numbers >= 0 with known keys.
+
+    Raises:
+        ValueError: an unknown key (naming the allowed ones), or a negative number.
+    """
+    unknown = sorted(set(given) - set(defaults))
+    if unknown:
+        raise ValueError(f"unknown {keys} {unknown}; allowed: {list(defaults)}")
+    bad = {k: x for k, x in given.items() if not x >= 0}
+    if bad:
+        raise ValueError(f"{values} must be >= 0, got {bad}")
+    return {**defaults, **given}
 
 
 class _Model(BaseModel):
@@ -51,13 +89,7 @@ class TimeModel(_Model):
     @field_validator("tool_s")
     @classmethod
     def _tools(cls, v: dict[str, float]) -> dict[str, float]:
-        unknown = sorted(set(v) - set(TOOLS))
-        if unknown:
-            raise ValueError(f"unknown tools {unknown}; allowed: {list(TOOLS)}")
-        bad = {k: x for k, x in v.items() if not x >= 0}
-        if bad:
-            raise ValueError(f"durations must be >= 0, got {bad}")
-        return {**_default_tool_seconds(), **v}
+        return over_defaults(v, _default_tool_seconds(), "tools", "durations")
 
 
 class WorkspaceQuota(_Model):
@@ -125,6 +157,22 @@ class EnvConfig(_Model):
     max_scorer_failures: int = Field(
         default=3, ge=1, description="consecutive 'no verdict' scorings before ending cleanly"
     )
+    roles: dict[str, RoleCount] | None = Field(
+        default=None,
+        description="agents per role, assigned in order: {'implementer': 3, 'reviewer': 1} "
+        "makes agent_0..2 implementers and agent_3 the reviewer; one count may be 'fill' "
+        "(every agent the others leave). None: every agent has the role 'agent'",
+    )
+    role_intros: dict[str, str] = Field(
+        default_factory=dict,
+        description="text that introduces a role in its agents' first observation "
+        "(default: 'Your role: <role>.')",
+    )
+    role_tools: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="the tools a role may call (wait and done are always allowed); a call "
+        "of another tool is an error observation. Roles not named may call every tool",
+    )
 
     @field_validator("time_cap_s", mode="before")
     @classmethod
@@ -133,6 +181,75 @@ class EnvConfig(_Model):
             return check_time_cap(v, "time_cap_s")
         except ConfigError as e:  # pydantic reports it with the field and the value
             raise ValueError(str(e).split(": ", 1)[1]) from None
+
+    @field_validator("roles", mode="before")
+    @classmethod
+    def _role_counts(cls, v: object) -> object:
+        if isinstance(v, dict):
+            for role, n in v.items():
+                if n != "fill" and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+                    raise ValueError(
+                        f"roles.{role} = {n!r}: expected a number of agents >= 1, or 'fill'"
+                    )
+        return v
+
+    @model_validator(mode="after")
+    def _roles(self) -> EnvConfig:
+        roles = self.roles or {DEFAULT_ROLE: self.num_agents}
+        for name in roles:
+            if not _ROLE_NAME.match(name):
+                raise ValueError(
+                    f"roles: role name {name!r} is not valid; use lowercase letters, digits, "
+                    "'_' and '-', starting with a letter (at most 32 characters)"
+                )
+        fills = [r for r, n in roles.items() if n == "fill"]
+        counted = sum(n for n in roles.values() if n != "fill")
+        if len(fills) > 1:
+            raise ValueError(f"roles={self.roles}: only one role may be 'fill', got {fills}")
+        if fills and counted >= self.num_agents:
+            raise ValueError(
+                f"roles={self.roles}: the counted roles take {counted} of num_agents="
+                f"{self.num_agents} agents, which leaves none for {fills[0]!r} ('fill')"
+            )
+        if not fills and counted != self.num_agents:
+            raise ValueError(
+                f"roles={self.roles}: the counts add up to {counted} agents but "
+                f"num_agents={self.num_agents}; make them agree, or give one role 'fill'"
+            )
+        for option in ("role_intros", "role_tools"):
+            unknown = sorted(set(getattr(self, option)) - set(roles))
+            if unknown:
+                hint = close_matches(unknown[0], roles, 1)
+                said = f" (did you mean {hint[0]!r}?)" if hint else ""
+                raise ValueError(
+                    f"{option}: unknown role {unknown[0]!r}{said}; roles are {list(roles)}"
+                )
+        for role, tools in self.role_tools.items():
+            bad = [t for t in tools if t not in TOOLS]
+            if bad:
+                hint = close_matches(bad[0], TOOLS, 1)
+                said = f" (did you mean {hint[0]!r}?)" if hint else ""
+                raise ValueError(
+                    f"role_tools.{role}: unknown tool {bad[0]!r}{said}; tools are {list(TOOLS)}"
+                )
+        return self
+
+    def agent_roles(self) -> list[str]:
+        """The role of each agent, in agent order (see `roles`)."""
+        if not self.roles:
+            return [DEFAULT_ROLE] * self.num_agents
+        counted = sum(n for n in self.roles.values() if n != "fill")
+        out: list[str] = []
+        for role, n in self.roles.items():
+            out += [role] * (self.num_agents - counted if n == "fill" else n)
+        return out
+
+    def allowed_tools(self, role: str) -> list[str]:
+        """The tools agents of `role` may call, in the order of the tool table."""
+        listed = self.role_tools.get(role)
+        if listed is None:
+            return list(TOOLS)
+        return [t for t in TOOLS if t in listed or t in ALWAYS_ALLOWED]
 
     @classmethod
     def build(cls, **kwargs: object) -> EnvConfig:

@@ -28,7 +28,7 @@ from swarm_envs import actions as A
 from swarm_envs import observation
 from swarm_envs.channels import MessageInfo, PostOffice, agent_names
 from swarm_envs.clock import Clock
-from swarm_envs.config import EnvConfig, check_time_cap
+from swarm_envs.config import DEFAULT_ROLE, EnvConfig, check_time_cap
 from swarm_envs.error import ActionError, ClosedEnvironment, ResetNeeded, ScoringError
 from swarm_envs.outcome import (
     END_KIND,
@@ -77,6 +77,7 @@ class AgentState:
 
     index: int
     name: str
+    role: str = DEFAULT_ROLE
     done: bool = False
     waiting: bool = False
     pending: _Pending | None = None
@@ -110,6 +111,8 @@ class Episode:
         self.config = config
         self.names = agent_names(config.num_agents)
         self._index = {name: i for i, name in enumerate(self.names)}
+        self.roles = config.agent_roles()
+        self._tools = {r: frozenset(config.allowed_tools(r)) for r in config.role_tools}
         self._default_cap = config.time_cap_s
         self.sandbox: Sandbox | None = None
         self.scorer: Scorer | None = None
@@ -128,7 +131,7 @@ class Episode:
         self.time_cap = time_cap
         self.clock = Clock(n)
         self.post = PostOffice(n, self.config.time.message_latency_s)
-        self.agents = [AgentState(i, name) for i, name in enumerate(self.names)]
+        self.agents = [AgentState(i, name, self.roles[i]) for i, name in enumerate(self.names)]
         self.ready: set[int] = set(range(n))  # agents that may act now
         self.waiting: set[int] = set()  # agents in a `wait` (a post wakes only these)
         self.completed: list[int] = []  # agents whose action completed during this step
@@ -213,20 +216,26 @@ class Episode:
                     seed=seed,
                     time_cap=cap,
                     agents=self.names,
+                    roles=dict(zip(self.names, self.roles, strict=True)),
                     tests_total=self.tests_total,
                     tests_passed=self.passed,
                     config=self.config.model_dump(mode="json"),
                 )
             )
-        m = self.task.manifest
-        n = len(self.agents)
-        tools = [t for t in TOOLS if n > 1 or t not in TEAM_TOOLS]
         protections = dict(self.sandbox.protections)
         for st in self.agents:
-            st.result = observation.intro(self.task.id, m.description, st.name, n, tools, cap)
+            st.result = self._intro(st, cap)
             self._observe(st)
             st.info["sandbox"] = {"backend": self.config.sandbox, "protections": protections}
         self.started = True
+
+    def _intro(self, st: AgentState, cap: float) -> str:
+        cfg = self.config
+        about = cfg.role_intros.get(st.role) or (f"Your role: {st.role}." if cfg.roles else None)
+        n = len(self.agents)
+        tools = [t for t in cfg.allowed_tools(st.role) if n > 1 or t not in TEAM_TOOLS]
+        m = self.task.manifest
+        return observation.intro(self.task.id, m.description, st.name, n, tools, cap, role=about)
 
     def close_sandbox(self) -> None:
         """Stop the scorer and release the sandbox of the current episode (twice-safe)."""
@@ -365,11 +374,19 @@ class Episode:
             )
             error = None
         except ActionError as e:  # costs what it was reported to cost, like any action
-            tool, args, usage, error, chars = "invalid", None, e.usage, str(e), e.chars
+            usage = cast("A.Usage | None", e.usage)
+            tool, args, error, chars = "invalid", None, str(e), e.chars
         except Exception as e:  # untrusted input must never crash the episode
             logger.exception("parsing an action of %s failed", st.name)
             tool, args, usage, error = "invalid", None, None, f"cannot parse the action: {e!r}"
             chars = 100
+        allowed = self._tools.get(st.role)
+        if error is None and allowed is not None and tool not in allowed:
+            # Like any mistake: it costs its thinking time, and the tool does not run.
+            error = (
+                f"{tool}: the {st.role} role may not call it; "
+                f"your tools: {', '.join(t for t in TOOLS if t in allowed)}"
+            )
         # Reported usage is already floored at the estimate from the action's text.
         out_tok = usage.output_tokens if usage is not None else A.estimate_tokens(chars)
         in_tok = usage.input_tokens if usage is not None else None
@@ -769,6 +786,7 @@ class Episode:
             "tokens": st.tokens,
             "team_tokens": self.tokens,
             "done": st.done,
+            "role": st.role,
             "termination": self.end_reason if self.ended == "terminated" else None,
             "truncation": self.end_reason if self.ended == "truncated" else None,
             "result": result,

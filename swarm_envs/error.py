@@ -170,6 +170,14 @@ def _short_repr(value: object, limit: int = 120) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+class TrainingDiverged(Error, FloatingPointError):
+    """A trainer's loss, gradient or policy output became NaN or infinite.
+
+    Training stops there; the last good checkpoint is kept (never overwritten by the
+    diverged state), and the message names the update and that checkpoint.
+    """
+
+
 class AgentError(Error):
     """An agent could not produce an action (say, its model server failed after retries).
 

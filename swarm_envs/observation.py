@@ -52,9 +52,15 @@ class Report(Protocol):
 
 
 def intro(
-    task_id: str, description: str, name: str, num_agents: int, tools: Sequence[str], cap: float
+    task_id: str,
+    description: str,
+    name: str,
+    num_agents: int,
+    tools: Sequence[str],
+    cap: float,
+    role: str | None = None,
 ) -> str:
-    """The first observation of an agent: the task, the team (if any), the tools, the clock."""
+    """The first observation of an agent: the task, the team, its role, the tools, the clock."""
     clock = "Everything takes virtual time: each token you read or write, and each tool; " + (
         f"the episode ends at t={cap:g}s, so keep your reasoning short."
         if math.isfinite(cap)
@@ -70,7 +76,8 @@ def intro(
             "are shared: a file may change after you read it. Talk with send_message (to one "
             "agent) and post (to a channel; everyone is in #general). "
         )
-    return f"Task {task_id}: {description.strip()}\n\n{who}{act}{clock}"
+    about = f"{role.strip()} " if role else ""
+    return f"Task {task_id}: {description.strip()}\n\n{who}{about}{act}{clock}"
 
 
 def team(names: Sequence[str], me: str) -> str:

@@ -163,6 +163,7 @@ class AgentInfo(_AgentInfoExtras):
             `Attribution`; the whole episode's are in `Episode.attribution`).
         tokens: tokens this agent used so far; team_tokens: all agents together.
         done: the agent said `done` (it acts no more; it shares the reward still).
+        role: the agent's role (`EnvConfig.roles`; "agent" when none are configured).
         termination: why the episode terminated ("all_tests_pass", "all_done"), or None.
         truncation: why it was truncated ("time_cap", "token_budget",
             "scorer_failure", "stalled"), or None.
@@ -189,5 +190,6 @@ class AgentInfo(_AgentInfoExtras):
     tokens: int
     team_tokens: int
     done: bool
+    role: str
     termination: EndReason | None
     truncation: EndReason | None

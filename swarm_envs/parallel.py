@@ -30,6 +30,12 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
     `ready_agents`), and actions of busy agents are ignored. In `sync="round"` mode
     every step is a barrier.
 
+    Roles (`roles={"implementer": 3, "reviewer": 1}`) give agents their part in the
+    team: each role's introduction in its first observation, and optionally a tool
+    whitelist (`role_tools={"reviewer": ["read_file", "run_tests", "post"]}`). A call of
+    a tool outside the whitelist is an error observation that costs its thinking time
+    and changes nothing. `infos[agent]["role"]` says each agent's role.
+
     ## Action Space
 
     `UnicodeText`: one tool call as JSON text in the OpenAI function-calling shape,
@@ -72,7 +78,7 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
     (`"no_verdict"` when the scorer failed; `verdict_error` says why), `tool`, `error`,
     `result`, `messages`, `attribution` (the tests whose outcome changed since the
     agent's previous observation, each change with the agents, tools and files of the
-    actions applied before it), `tokens`, `team_tokens`, `done`, `termination`,
+    actions applied before it), `tokens`, `team_tokens`, `done`, `role`, `termination`,
     `truncation`; `busy_until` while the agent is busy, `ignored` (True) in a step that
     ignored an action sent for it while busy, and `sandbox` (backend and active
     protections) after `reset`.
@@ -98,6 +104,9 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
     | `reward_tests` | `"visible" \| "all"` | `"visible"` | the tests the reward counts |
     | `record_path` | `str \| None` | `None` | record every episode to this JSON Lines file |
     | `max_scorer_failures` | `int` | `3` | "no verdict" scorings in a row before ending |
+    | `roles` | `dict[str, int \| "fill"] \| None` | `None` | agents per role, in agent order |
+    | `role_intros` | `dict[str, str]` | `{}` | a role's introduction in its first observation |
+    | `role_tools` | `dict[str, list[str]]` | `{}` | the tools a role may call (and wait, done) |
 
     ## Version History
 

@@ -56,6 +56,9 @@ class EpisodeHeader(_Event):
     seed: int | None
     time_cap: float
     agents: list[str]
+    roles: dict[str, str] | None = Field(
+        default=None, description="agent -> role (recordings before roles have none)"
+    )
     tests_total: int
     tests_passed: int
     config: dict[str, Any]

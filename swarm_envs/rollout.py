@@ -32,12 +32,13 @@ import logging
 import time as wallclock
 from collections.abc import Awaitable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from swarm_envs.actions import Action, ToolCall, Usage, plain_data
 from swarm_envs.agents.protocol import Agent, TaskInfo
+from swarm_envs.config import DEFAULT_ROLE
 from swarm_envs.error import ConfigError, Error
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("swarm_envs")
 
-AGENT_ERROR = "agent_error"
+AGENT_ERROR: Final = "agent_error"
 # What the environment receives for an agent that failed: it leaves the episode.
 _LEAVE = Action(
     tool_call={"name": "done", "arguments": {"summary": AGENT_ERROR}},
@@ -93,6 +94,7 @@ class AgentTrajectory(BaseModel):
 
     Attributes:
         name: the agent's name.
+        role: its role in the swarm ("agent" when the environment has no roles).
         decisions: its decisions in time order.
         end_reason: `"agent_error"` if the agent failed; `None` if it stayed until the
             episode's end (see `Trajectory.end_reason`).
@@ -102,6 +104,7 @@ class AgentTrajectory(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str
+    role: str = DEFAULT_ROLE
     decisions: list[Decision] = Field(default_factory=list)
     end_reason: Literal["agent_error"] | None = None
     error: str | None = None
@@ -266,12 +269,13 @@ async def _run(
     names = list(env.possible_agents)
     measured = env.config.time.measured
     ep = env.episode
-    records = {n: AgentTrajectory(name=n) for n in names}
+    roles = dict(zip(names, env.episode.roles, strict=True))
+    records = {n: AgentTrajectory(name=n, role=roles[n]) for n in names}
     spent = dict.fromkeys(names, 0)  # tokens charged before each agent's open decision
     failed: dict[str, str] = {}
 
     for n in names:
-        info = TaskInfo(
+        task_info = TaskInfo(
             task=env.task.id,
             description=env.task.manifest.description.strip(),
             intro=infos[n].get("result") or observations[n],
@@ -280,9 +284,11 @@ async def _run(
             token_budget=env.config.token_budget,
             tests_total=infos[n]["tests_total"],
             tests_passed=infos[n]["tests_passed"],
+            role=roles[n],
+            tools=env.config.allowed_tools(roles[n]),
         )
         try:
-            result = team[n].reset(n, info)
+            result = team[n].reset(n, task_info)
             if inspect.isawaitable(result):
                 await result
         except Exception as e:
@@ -345,7 +351,8 @@ async def _run(
             _close(last, infos[n], spent, n)
             if ep.agents[i].pending is not None:  # still running when the episode ended
                 last.tool = last.error = None
-    info = next(iter(infos.values()), {})
+    info: Mapping[str, Any] = next(iter(infos.values()), {})
+    end: Literal["terminated", "truncated"]
     if end_reason is None:
         end = "terminated" if info.get("termination") else "truncated"
         end_reason = info.get("termination") or info.get("truncation") or "unknown"
@@ -410,7 +417,7 @@ async def _ask(
     team: dict[str, Any],
     asked: list[str],
     observations: dict[str, str],
-    infos: dict[str, dict],
+    infos: Mapping[str, Mapping[str, Any]],
     timeout: float | None,
 ) -> dict[str, tuple[Any, float] | _Failure]:
     """Every asked agent's answer and its wall time; async agents concurrently."""
@@ -457,7 +464,7 @@ def _fail(record: AgentTrajectory, name: str, where: str, error: BaseException) 
     return message
 
 
-def _close(decision: Decision, info: dict, spent: dict[str, int], name: str) -> None:
+def _close(decision: Decision, info: Mapping[str, Any], spent: dict[str, int], name: str) -> None:
     """What the environment said about a decision, once its result is observed."""
     decision.tool = info.get("tool")
     decision.error = info.get("error")

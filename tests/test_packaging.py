@@ -34,6 +34,12 @@ def test_wheel_contents(wheel):
     assert "swarm_envs/baselines/scripted.py" in names
     assert "swarm_envs/agents/llm.py" in names and "swarm_envs/rollout.py" in names
     assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
+    # Every package of the source tree is in the wheel (a package missing from
+    # pyproject's list installs without error and fails at its first import).
+    for top, inside in (("swarm_envs", "swarm_envs"), ("baselines", "swarm_envs/baselines")):
+        for init in (ROOT / top).rglob("__init__.py"):
+            rel = init.relative_to(ROOT / top).as_posix()
+            assert f"{inside}/{rel}" in names, f"{top}/{rel} is not in the wheel"
 
 
 @pytest.mark.slow

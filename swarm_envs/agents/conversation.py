@@ -62,7 +62,7 @@ class Conversation:
         `tool_calls` are in the chat-completions shape; a call without an id gets one,
         so that its result can answer it.
         """
-        calls = []
+        calls: list[dict[str, Any]] = []
         for c in tool_calls:
             fn = c.get("function") or {}
             arguments = fn.get("arguments")

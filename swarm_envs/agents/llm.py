@@ -23,11 +23,11 @@ import asyncio
 import os
 import time as wallclock
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import openai
 
-from swarm_envs.actions import Action, tool_schemas
+from swarm_envs.actions import Action, Usage, tool_schemas
 from swarm_envs.agents.conversation import ContextPolicy, Conversation
 from swarm_envs.agents.protocol import TaskInfo
 from swarm_envs.error import AgentError
@@ -163,6 +163,9 @@ class LLMAgent:
             agent_name=agent_name, team=_team(agent_name, task_info.agent_names)
         )
         self.conversation = Conversation(system + "\n\n" + task_info.intro)
+        # A role's whitelist: the model is offered only the tools its role may call.
+        allowed = set(task_info.tools)
+        self._tools = [t for t in tool_schemas() if t["function"]["name"] in allowed]
 
     async def act(self, observation: str, info: dict[str, Any]) -> Action:
         """Ask the server for the next tool call; returns it with the server's usage."""
@@ -176,8 +179,10 @@ class LLMAgent:
         self.context.fit(conv.messages, self._tools)
         t0 = wallclock.perf_counter()
         try:
+            # Plain dicts in the SDK's shapes; its TypedDicts are for type checkers only.
+            messages, tools = cast(Any, conv.messages), cast(Any, self._tools)
             completion = await self._clients.get().chat.completions.create(
-                model=self.model, messages=conv.messages, tools=self._tools, **self._options
+                model=self.model, messages=messages, tools=tools, **self._options
             )
         except (openai.OpenAIError, ValueError) as e:  # ValueError: a body that is not JSON
             raise AgentError(
@@ -200,7 +205,7 @@ class LLMAgent:
             tool_call = {"role": "assistant", "content": message.content or "", "tool_calls": []}
         return Action(
             tool_call=tool_call,
-            usage=usage,
+            usage=Usage.model_validate(usage) if usage is not None else None,
             latency_s=latency,
             meta={"finish_reason": choice.finish_reason, "tool_calls": len(calls)},
         )

@@ -23,6 +23,9 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from swarm_envs.config import DEFAULT_ROLE
+from swarm_envs.tools import TOOLS
+
 
 class TaskInfo(BaseModel):
     """What an agent is told about the episode before its first action.
@@ -37,6 +40,8 @@ class TaskInfo(BaseModel):
         token_budget: tokens of all agents together, if the episode has a budget.
         tests_total: the task's canonical tests.
         tests_passed: how many pass in the starting state.
+        role: this agent's role (`EnvConfig.roles`; "agent" when none are configured).
+        tools: the tools this agent may call (its role's whitelist, or every tool).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -49,6 +54,8 @@ class TaskInfo(BaseModel):
     token_budget: int | None = None
     tests_total: int
     tests_passed: int
+    role: str = DEFAULT_ROLE
+    tools: list[str] = Field(default_factory=lambda: list(TOOLS))
 
     @property
     def num_agents(self) -> int:

@@ -1,0 +1,182 @@
+"""Rollout collection: whole episodes of menu-mode swarms, as semi-MDP decision sequences.
+
+`collect` runs several environments side by side, each for one episode (a
+rollout ends at its time cap), and asks the policy for every ready agent of every
+environment in one batched forward pass. An agent that is busy makes no decision;
+what happens while it is busy is credited to its latest decision
+(`maths.decision_rewards`). The result is a flat batch of decisions, grouped by
+(environment, agent) sequence, ready for `maths.gae`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from swarm_envs.baselines.ppo.maths import decision_rewards
+
+
+@dataclass
+class Rollouts:
+    """The decisions of one batch of episodes, sequence by sequence."""
+
+    obs: np.ndarray  # [B, obs_size] float32
+    masks: np.ndarray  # [B, n_actions] bool
+    actions: np.ndarray  # [B] int64
+    logprobs: np.ndarray  # [B] float32: behaviour policy
+    values: np.ndarray  # [B] float32
+    rewards: np.ndarray  # [B] semi-MDP reward of each decision
+    next_values: np.ndarray  # [B] value after the decision (0 after a termination)
+    continues: np.ndarray  # [B] 1 when the next row is the same agent's next decision
+    episodes: list[dict] = field(default_factory=list)
+    steps: int = 0  # env steps of all episodes together
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+
+@dataclass
+class _Seq:
+    """One agent's decisions in one episode."""
+
+    steps: list[int] = field(default_factory=list)
+    obs: list[np.ndarray] = field(default_factory=list)
+    masks: list[np.ndarray] = field(default_factory=list)
+    actions: list[int] = field(default_factory=list)
+    logprobs: list[float] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)
+
+
+def _box(observation) -> np.ndarray:
+    # The action mask is in infos in both observation formats (dict_obs or not).
+    return observation["observation"] if isinstance(observation, dict) else observation
+
+
+@torch.no_grad()
+def collect(
+    envs: Sequence, policy, seeds: Sequence[int], device: str | torch.device = "cpu"
+) -> Rollouts:
+    """One episode in each of `envs` (menu-mode parallel envs), reset with `seeds`."""
+    n_env = len(envs)
+    obs: list[dict] = []
+    infos: list[dict] = []
+    for env, seed in zip(envs, seeds, strict=True):
+        o, i = env.reset(seed=int(seed))
+        obs.append(o)
+        infos.append(i)
+    agents = [list(env.possible_agents) for env in envs]
+    seqs = [[_Seq() for _ in a] for a in agents]
+    step_rewards: list[list[float]] = [[] for _ in envs]
+    final: list[dict | None] = [None] * n_env
+    active = list(range(n_env))
+    while active:
+        # Every ready agent of every env, in one forward pass.
+        who = [(e, j) for e in active for j, a in enumerate(agents[e]) if infos[e][a]["ready"]]
+        actions: list[dict[str, int]] = [{} for _ in envs]
+        if who:
+            xs = [_box(obs[e][agents[e][j]]) for e, j in who]
+            ms = [infos[e][agents[e][j]]["action_mask"].astype(bool) for e, j in who]
+            x = torch.as_tensor(np.stack(xs), device=device)
+            m = torch.as_tensor(np.stack(ms), device=device)
+            action, logprob, _, value = policy.act(x, m)
+            for k, (e, j) in enumerate(who):
+                s = seqs[e][j]
+                s.steps.append(len(step_rewards[e]))
+                s.obs.append(xs[k])
+                s.masks.append(ms[k])
+                s.actions.append(int(action[k]))
+                s.logprobs.append(float(logprob[k]))
+                s.values.append(float(value[k]))
+                actions[e][agents[e][j]] = int(action[k])
+        still = []
+        for e in active:
+            o, rewards, terms, truncs, i = envs[e].step(actions[e])
+            step_rewards[e].append(float(next(iter(rewards.values()), 0.0)))
+            obs[e], infos[e] = o, i
+            if envs[e].agents:
+                still.append(e)
+            else:
+                first = agents[e][0]
+                final[e] = {
+                    "obs": o,
+                    "infos": i,
+                    "truncated": bool(truncs[first]),
+                    "time_left": float(i[first]["time_left"]),
+                }
+        active = still
+    return _assemble(envs, agents, seqs, step_rewards, final, policy, device)
+
+
+def bootstrap_values(final: list[dict], agents: list[list[str]], policy, device) -> dict:
+    """The value after each agent's last decision, {(env, agent index): value}.
+
+    Termination: 0 (absent). Truncation: `V(final observation)`, except where the
+    observation says no time is left: the time cap is part of what agents observe
+    (the time-left feature), so a state at the cap has no future reward by
+    definition, and a critic that never trains on such states must not invent one
+    (Pardo et al., "Time Limits in Reinforcement Learning", 2018). A truncation with
+    time left (the token budget, a failing scorer) bootstraps from V.
+    """
+    keys = [
+        (e, j)
+        for e, f in enumerate(final)
+        if f["truncated"] and f["time_left"] > 0
+        for j in range(len(agents[e]))
+    ]
+    if not keys:
+        return {}
+    xs = np.stack([_box(final[e]["obs"][agents[e][j]]) for e, j in keys])
+    v = policy.value(torch.as_tensor(xs, device=device)).cpu().numpy()
+    return {key: float(x) for key, x in zip(keys, v, strict=True)}
+
+
+def _assemble(envs, agents, seqs, step_rewards, final, policy, device) -> Rollouts:
+    boot = bootstrap_values(final, agents, policy, device)
+    cols: dict[str, list] = {k: [] for k in ("obs", "masks", "actions", "logprobs", "values")}
+    rewards: list[float] = []
+    next_values: list[float] = []
+    continues: list[float] = []
+    episodes = []
+    for e, env in enumerate(envs):
+        r = np.asarray(step_rewards[e], dtype=np.float64)
+        for j, s in enumerate(seqs[e]):
+            if not s.steps:
+                continue
+            decided = np.zeros(len(r), dtype=bool)
+            decided[s.steps] = True
+            rewards.extend(decision_rewards(r, decided))
+            next_values.extend(s.values[1:] + [boot.get((e, j), 0.0)])
+            continues.extend([1.0] * (len(s.steps) - 1) + [0.0])
+            for k in cols:
+                cols[k].extend(getattr(s, k))
+        info = final[e]["infos"][agents[e][0]]
+        episodes.append(
+            {
+                "return": float(r.sum()),
+                "length": len(r),
+                "decisions": sum(len(s.steps) for s in seqs[e]),
+                "time": float(info["time"]),
+                "time_cap": float(env.episode.time_cap),
+                "tests_passed": int(info["tests_passed"]),
+                "tests_total": int(info["tests_total"]),
+                "duplicated_work": int(info["duplicated_work"]),
+                "duplicated_share": float(info["duplicated_share"]),
+                "unit_edits": int(info["unit_edits"]),
+                "end": info["termination"] or info["truncation"],
+                "truncated": final[e]["truncated"],
+            }
+        )
+    return Rollouts(
+        obs=np.asarray(cols["obs"], dtype=np.float32),
+        masks=np.asarray(cols["masks"], dtype=bool),
+        actions=np.asarray(cols["actions"], dtype=np.int64),
+        logprobs=np.asarray(cols["logprobs"], dtype=np.float32),
+        values=np.asarray(cols["values"], dtype=np.float32),
+        rewards=np.asarray(rewards, dtype=np.float32),
+        next_values=np.asarray(next_values, dtype=np.float32),
+        continues=np.asarray(continues, dtype=np.float32),
+        episodes=episodes,
+        steps=sum(len(r) for r in step_rewards),
+    )
