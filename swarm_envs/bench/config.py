@@ -285,11 +285,10 @@ def _task(name: str) -> Task:
         return get_task(name)
     except Error as e:
         known = sorted({t.rsplit("-v", 1)[0] for t in registered()})
-        hint = close_matches(name, [*known, *SUITES])
-        did = f"did you mean: {', '.join(hint)}? " if hint else ""
-        raise ValueError(
-            f"unknown task {name!r} ({e}); {did}valid: suites {list(SUITES)} or tasks {known}"
-        ) from None
+        said = str(e)  # names the task, and what went wrong (name, version or folder)
+        hint = close_matches(name, [*known, *SUITES]) if "did you mean" not in said else []
+        did = f"; did you mean: {', '.join(hint)}?" if hint else ""
+        raise ValueError(f"{said}{did}; valid: suites {list(SUITES)} or tasks {known}") from None
 
 
 # ---------------------------------------------------------------------- flags and files
