@@ -48,7 +48,7 @@ def test_each_role_reads_its_introduction_and_its_tools(make_env):
     assert "Your role: implementer." in obs["agent_0"]
     assert ", ".join(TOOLS) in obs["agent_0"]
     assert "You review: read, run the tests, report on #general." in obs["agent_2"]
-    assert "read_file, run_tests, post, wait, done." in obs["agent_2"]
+    assert "(read_file, run_tests, post, wait, done)" in obs["agent_2"]
     assert "write_file" not in obs["agent_2"]
 
 
