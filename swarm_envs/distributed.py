@@ -517,7 +517,7 @@ _cache = _EnvCache()
 
 @contextmanager
 def worker_env(recipe: EnvFactory) -> Iterator[SwarmParallelEnv]:
-    """This worker's env for `recipe`, built at first use and kept between jobs.
+    """The env of `recipe` in this worker, built at first use and kept between jobs.
 
     The env a job ran on when it raised is dropped, so the next job builds a fresh one;
     `Runner.close` closes the rest when the worker stops. Any picklable zero-argument

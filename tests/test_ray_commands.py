@@ -108,7 +108,33 @@ def test_bench_on_ray_records_every_episode_and_a_crash(local_ray, tmp_path):
     assert {c["agents"] for c in fig["configurations"]} >= {"claim", "scripted"}
 
 
-def test_train_on_ray_writes_its_checkpoint_and_metrics(local_ray, tmp_path):
+def test_rollouts_on_ray_actors_are_those_of_the_same_jobs_here(local_ray):
+    pytest.importorskip("torch")
+    from swarm_envs.baselines.ppo import Args
+    from swarm_envs.baselines.ppo.policy import MenuPolicy
+    from swarm_envs.baselines.ppo.rollout import EpisodeJob, collect_episode, collect_on, concat
+    from swarm_envs.baselines.ppo.trainer import env_recipe
+
+    from swarm_envs.distributed import Runner, WorkerPool
+
+    recipe = env_recipe(Args(task="calc", num_agents=2, time_cap=10.0))
+    probe = recipe()
+    policy = MenuPolicy(probe.layout.obs_size, probe.layout.n_moves, 16)
+    probe.close()
+    seeds = [3, 4, 5]
+    with WorkerPool(2, backend="ray") as pool:
+        remote = collect_on(pool, recipe, policy, seeds, 10.0)
+    try:  # here, this process is the worker: its kept env is closed as a worker's is
+        here = concat([collect_episode(EpisodeJob(recipe, policy, s, 10.0)) for s in seeds])
+    finally:
+        Runner().close()
+    assert remote.failed == 0 and len(remote.episodes) == 3 and len(remote) > 0
+    for name in ("obs", "masks", "actions", "logprobs", "values", "rewards", "continues"):
+        assert (getattr(remote, name) == getattr(here, name)).all(), name
+    assert remote.episodes == here.episodes and remote.steps == here.steps
+
+
+def test_train_on_ray_writes_its_checkpoint_and_metrics(local_ray, tmp_path, caplog):
     torch = pytest.importorskip("torch")
     from swarm_envs.baselines.ppo import Args, train
 
@@ -117,7 +143,9 @@ def test_train_on_ray_writes_its_checkpoint_and_metrics(local_ray, tmp_path):
         num_minibatches=2, update_epochs=1, progress=False, ray=True,
         runs_dir=str(tmp_path / "runs"),
     )  # fmt: skip
-    summary = train(args)
+    with caplog.at_level("INFO", logger="swarm_envs"):
+        summary = train(args)
+    assert "rollouts on 2 Ray actors" in caplog.text
     assert [row["update"] for row in summary.history] == [1, 2]
     for row in summary.history:
         assert row["swarm/failed_rollouts"] == 0.0

@@ -241,8 +241,9 @@ def collect_on(
     done = pool.run(collect_episode, jobs)
     parts = [d.value for d in done if d.ok]
     if not parts:
-        raise WorkerError(f"all {len(jobs)} rollouts failed on the workers; the first: "
-                          f"{done[0].error}")
+        raise WorkerError(
+            f"all {len(jobs)} rollouts failed on the workers; the first: {done[0].error}"
+        )
     batch = concat(parts)
     batch.failed = len(done) - len(parts)
     return batch

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -41,6 +42,8 @@ from swarm_envs.menu import MenuConfig
 from swarm_envs.registration import menu_gym_id
 from swarm_envs.schedule import TimeCapSchedule
 from swarm_envs.task import get_task
+
+logger = logging.getLogger("swarm_envs")
 
 
 def _default_move_tokens() -> dict[str, int]:
@@ -111,8 +114,12 @@ def load_config(path: str | Path, base: Args | None = None) -> Args:
 def check_args(args: Args) -> TimeCapSchedule:
     """Fail at start, naming the field, on an inconsistent configuration; returns the schedule."""
     task, schedule = runs.check_run(args, positive=("hidden",))
-    if args.ray_workers is not None and (isinstance(args.ray_workers, bool) or args.ray_workers < 1):
-        raise ConfigError(f"ray_workers={args.ray_workers!r}: expected a positive integer (or none)")
+    if args.ray_workers is not None and (
+        isinstance(args.ray_workers, bool) or args.ray_workers < 1
+    ):
+        raise ConfigError(
+            f"ray_workers={args.ray_workers!r}: expected a positive integer (or none)"
+        )
     if not task.units:
         raise ConfigError(
             f"task={args.task!r}: the trainer uses mode='menu', which needs a task with units"
@@ -163,7 +170,9 @@ def ray_pool(args: Args) -> WorkerPool:
         RayUnavailable: Ray is not installed, or nothing answers at `ray_address`.
     """
     ray = connect_ray(args.ray_address)
-    workers = args.ray_workers or min(args.num_envs, max(1, int(ray.cluster_resources()["CPU"])))
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    workers = args.ray_workers or min(args.num_envs, max(1, cpus))
+    logger.info("rollouts on %d Ray actors (the cluster has %d CPUs)", workers, cpus)
     return WorkerPool(workers, backend="ray", ray_address=args.ray_address)
 
 

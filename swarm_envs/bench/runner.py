@@ -435,9 +435,9 @@ def map_episodes(
         return
     context = multiprocessing.get_context("spawn")
     again: list[T] = []
-    pool = ProcessPoolExecutor(min(workers, len(items)), mp_context=context)
+    executor = ProcessPoolExecutor(min(workers, len(items)), mp_context=context)
     try:
-        futures: dict[Future[R], T] = {pool.submit(run, item): item for item in items}
+        futures: dict[Future[R], T] = {executor.submit(run, item): item for item in items}
         for future in as_completed(futures):
             try:
                 yield future.result()
@@ -446,9 +446,9 @@ def map_episodes(
             except Exception as e:  # a result that cannot come back (not picklable)
                 yield lost(futures[future], f"{type(e).__name__}: {e}")
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
+        executor.shutdown(wait=False, cancel_futures=True)
         raise
-    pool.shutdown()
+    executor.shutdown()
     for item in again:
         with ProcessPoolExecutor(1, mp_context=context) as alone:
             try:
@@ -499,7 +499,10 @@ def run_bench(config: BenchConfig, *, progress: bool = True, console: Any = None
         if pool is not None:
             pool.close()
     return BenchRun(
-        config=config, results=results, out=str(Path(config.out)), wall_s=wallclock.perf_counter() - t0
+        config=config,
+        results=results,
+        out=str(Path(config.out)),
+        wall_s=wallclock.perf_counter() - t0,
     )
 
 
@@ -534,9 +537,7 @@ def _run(
     ):
         if need_candidates:
             prep = bar.add_task("wrong candidates", total=len(need_candidates), last="")
-            for folder in map_episodes(
-                prepare, need_candidates, config.workers, _keep, pool=pool
-            ):
+            for folder in map_episodes(prepare, need_candidates, config.workers, _keep, pool=pool):
                 bar.update(prep, advance=1, last=Path(folder).name)
         job = bar.add_task("episodes", total=len(specs), last="")
         line = 0
