@@ -7,6 +7,7 @@ TOML file (`swarm-envs bench --config bench.toml`), or both (flags win):
     sizes = [1, 8]
     seeds = [0, 1, 2]
     token_budget_per_test = 300   # also run every configuration under this token budget
+    ray = true                    # episodes in Ray actors (ray_address = "auto": a cluster)
 
     [[agents]]
     kind = "scripted"             # strategy: none, claim or leader
