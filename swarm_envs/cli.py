@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from swarm_envs.distributed import WorkerPool
 from swarm_envs.error import ConfigError, Error
 from swarm_envs.task import SUITES
 
@@ -535,14 +536,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--p-wrong", type=float, help="scripted agents: chance of a wrong attempt")
     p.add_argument("--wall-clock", action="store_true", help="measured time (real servers)")
     p.add_argument("--workers", type=_positive_int, help="worker processes (or Ray actors)")
-    p.add_argument(
-        "--ray", action="store_true", help="run the episodes in Ray actors (extra `ray`)"
-    )
-    p.add_argument(
-        "--ray-address",
-        metavar="ADDRESS",
-        help="join this Ray cluster ('auto', 'host:port', 'ray://host:port'); implies --ray",
-    )
+    WorkerPool.add_ray_arguments(p)
     p.add_argument("--out", help="output folder (default bench_out)")
     p.add_argument("--no-plots", action="store_true", help="no PNG plots")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")

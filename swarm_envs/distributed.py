@@ -632,6 +632,11 @@ class WorkerPool:
         parser.add_argument(
             "--workers", type=int, default=workers, help="rollout workers (processes or actors)"
         )
+        WorkerPool.add_ray_arguments(parser)
+
+    @staticmethod
+    def add_ray_arguments(parser: Any) -> None:
+        """Add `--ray` and `--ray-address` (for a command that has its own `--workers`)."""
         parser.add_argument(
             "--ray", action="store_true", help="run the workers as Ray actors (extra `ray`)"
         )
