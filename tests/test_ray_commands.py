@@ -5,7 +5,6 @@ runs, `connect_ray` joins what is there); the others share one local instance
 (`ray.init(num_cpus=2)`), started and stopped here.
 """
 
-import dataclasses
 import json
 import time
 from pathlib import Path
@@ -154,9 +153,3 @@ def test_train_on_ray_writes_its_checkpoint_and_metrics(local_ray, tmp_path, cap
     state = torch.load(summary.checkpoint, weights_only=False)
     assert state["update"] == 2 and state["args"]["ray"] is True
     assert list(summary.run_dir.glob("events.out.tfevents.*"))
-    # the sampling on the actors is a function of the episode's seed: the same run again
-    # collects the same batches, whichever actor ran which episode
-    again = train(dataclasses.replace(args, runs_dir=str(tmp_path / "again")))
-    key = "charts/episodic_return"
-    assert [r[key] for r in again.history] == [r[key] for r in summary.history]
-    assert [r["global_step"] for r in again.history] == [r["global_step"] for r in summary.history]
