@@ -93,7 +93,7 @@ class RunArgs:
 
     # Machine and runs
     ray: bool = False
-    """collect the rollouts on Ray actors (extra `ray`; a local Ray unless ray_address)"""
+    """collect the rollouts on Ray actors (extra `ray`; the menu trainer only, so far)"""
     ray_address: str | None = None
     """the Ray cluster to join: auto, host:port or ray://host:port (implies --ray)"""
     device: str = "cpu"

@@ -11,8 +11,8 @@ last decision. A batch is a set of whole rollouts (each ends at its time cap), s
 checkpoint between updates captures everything and a resumed run is bit-for-bit the
 uninterrupted one on the CPU.
 
-Run: `swarm-envs train --task calc --num-agents 4` (or `--config run.toml`); see
-`swarm-envs train --help` and docs/training.md.
+Run: `swarm-envs train --task calc --num-agents 4` (or `--config run.toml`; `--ray` collects
+the rollouts on Ray actors); see `swarm-envs train --help` and docs/training.md.
 """
 
 from __future__ import annotations
