@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
 
+from swarm_envs.distributed import check_ray_address
 from swarm_envs.error import ConfigError, TrainingDiverged, UnknownTask, close_matches
 from swarm_envs.schedule import TimeCapSchedule
 from swarm_envs.task import Task, get_task
@@ -91,6 +92,10 @@ class RunArgs:
     """the maximum norm of the gradient"""
 
     # Machine and runs
+    ray: bool = False
+    """collect the rollouts on Ray actors (extra `ray`; the menu trainer only, so far)"""
+    ray_address: str | None = None
+    """the Ray cluster to join: auto, host:port or ray://host:port (implies --ray)"""
     device: str = "cpu"
     """torch device: cpu, cuda, cuda:N, or auto (cuda when there is one)"""
     threads: int | None = None
@@ -191,8 +196,14 @@ def check_run(args: RunArgs, positive: Sequence[str] = ()) -> tuple[Task, TimeCa
         raise ConfigError(f"threads={args.threads!r}: expected a positive integer (or none)")
     if args.resume is not None and not Path(args.resume).is_file():
         raise ConfigError(f"resume={args.resume!r}: no such checkpoint file")
+    check_ray_address(args.ray_address)
     pick_device(args.device)
     return task, time_cap_schedule(args)
+
+
+def on_ray(args: RunArgs) -> bool:
+    """The run collects on Ray (`--ray`, or a `--ray-address`)."""
+    return args.ray or args.ray_address is not None
 
 
 def time_cap_schedule(args: RunArgs) -> TimeCapSchedule:

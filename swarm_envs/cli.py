@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from swarm_envs.distributed import WorkerPool
 from swarm_envs.error import ConfigError, Error
 from swarm_envs.task import SUITES
 
@@ -374,6 +375,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         "token_budget_per_test": args.token_budget_per_test,
         "wall_clock": args.wall_clock or None,
         "workers": args.workers,
+        "ray": args.ray or None,
+        "ray_address": args.ray_address,
         "out": args.out,
         "plots": False if args.no_plots else None,
     }
@@ -505,7 +508,8 @@ def build_parser() -> argparse.ArgumentParser:
         "bench",
         help="benchmark agents: swarm sizes x tasks x seeds, with a report and plots",
         description="Run every configuration of a bench (agents x swarm sizes x tasks or "
-        "suites x seeds) in worker processes, record every episode and write report.md, "
+        "suites x seeds) in worker processes or Ray actors (--ray), record every episode "
+        "and write report.md, "
         "figures.json and PNG plots. Flags override the --config file.",
     )
     p.add_argument("--config", metavar="TOML", help="bench configuration file")
@@ -531,7 +535,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--p-wrong", type=float, help="scripted agents: chance of a wrong attempt")
     p.add_argument("--wall-clock", action="store_true", help="measured time (real servers)")
-    p.add_argument("--workers", type=_positive_int, help="worker processes")
+    p.add_argument("--workers", type=_positive_int, help="worker processes (or Ray actors)")
+    WorkerPool.add_ray_arguments(p)
     p.add_argument("--out", help="output folder (default bench_out)")
     p.add_argument("--no-plots", action="store_true", help="no PNG plots")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")

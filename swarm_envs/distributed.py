@@ -35,6 +35,7 @@ import time
 import traceback
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -291,16 +292,32 @@ def _import_ray() -> Any:
     return ray
 
 
+def _host_port(address: str) -> tuple[str, int] | None:
+    """(host, port) of `host:port` or `ray://host:port`; None for any other text."""
+    host, _, port = address.split("://", 1)[-1].rpartition(":")
+    return (host.strip("[]"), int(port)) if host and port.isdigit() else None
+
+
+def check_ray_address(address: str | None, field: str = "ray_address") -> str | None:
+    """`address` when it has a form `connect_ray` takes (without connecting).
+
+    Raises:
+        ConfigError: naming `field`, for an address that is none of the forms.
+    """
+    if address is None or address in ("auto", "local") or _host_port(address) is not None:
+        return address
+    raise ConfigError(f"{field}={address!r}: expected 'auto', 'host:port' or 'ray://host:port'")
+
+
 def _probe(address: str, timeout_s: float) -> None:
     """Fail fast when nothing listens at `host:port` (Ray itself would retry for a minute)."""
-    target = address.split("://", 1)[-1]
-    host, _, port = target.rpartition(":")
-    if not host or not port.isdigit():
+    where = _host_port(address)
+    if where is None:
         raise RayUnavailable(
             f"ray_address={address!r}: expected 'auto', 'host:port' or 'ray://host:port'"
         )
     try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s):
+        with socket.create_connection(where, timeout=timeout_s):
             pass
     except OSError as e:
         raise RayUnavailable(
@@ -498,25 +515,33 @@ class _EnvCache:
 _cache = _EnvCache()
 
 
-def run_rollout(job: RolloutJob) -> Trajectory:
-    """Run one episode of `job` in this process (on this worker's cached env).
+@contextmanager
+def worker_env(recipe: EnvFactory) -> Iterator[SwarmParallelEnv]:
+    """The env of `recipe` in this worker, built at first use and kept between jobs.
 
-    An env that raised is dropped from the cache, so the next job builds a fresh one.
+    The env a job ran on when it raised is dropped, so the next job builds a fresh one;
+    `Runner.close` closes the rest when the worker stops. Any picklable zero-argument
+    factory is a recipe (an `EnvRecipe`, or a `functools.partial` of `parallel_env`).
     """
-    env = _cache.get(job.env)
+    env = _cache.get(recipe)
     try:
-        team = job.agents(env)
+        yield env
+    except BaseException:
+        _cache.drop(recipe)
+        raise
+
+
+def run_rollout(job: RolloutJob) -> Trajectory:
+    """Run one episode of `job` in this process (on this worker's cached env)."""
+    with worker_env(job.env) as env:
         return rollout(
             env,
-            team,
+            job.agents(env),
             seed=job.seed,
             options=dict(job.options) if job.options is not None else None,
             act_timeout_s=job.act_timeout_s,
             max_steps=job.max_steps,
         )
-    except BaseException:
-        _cache.drop(job.env)
-        raise
 
 
 class Runner:
@@ -607,6 +632,11 @@ class WorkerPool:
         parser.add_argument(
             "--workers", type=int, default=workers, help="rollout workers (processes or actors)"
         )
+        WorkerPool.add_ray_arguments(parser)
+
+    @staticmethod
+    def add_ray_arguments(parser: Any) -> None:
+        """Add `--ray` and `--ray-address` (for a command that has its own `--workers`)."""
         parser.add_argument(
             "--ray", action="store_true", help="run the workers as Ray actors (extra `ray`)"
         )

@@ -38,3 +38,18 @@ def square_or_die(x: int) -> int:
     if x == 2:
         os._exit(3)
     return x * x
+
+
+class Dying:
+    """Kills its own process at its first act (an agent that takes its worker with it)."""
+
+    def reset(self, agent_name: str, task_info: Any) -> None:
+        pass
+
+    def act(self, observation: str, info: dict[str, Any]) -> dict[str, Any]:
+        os._exit(3)
+
+
+def dying(**kwargs: Any) -> Dying:
+    """One `Dying` agent."""
+    return Dying()

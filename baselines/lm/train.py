@@ -134,6 +134,12 @@ def check(args: Args) -> Args:
     """Fail at start, naming the field, on anything that would fail later."""
     from swarm_envs.baselines.lm.policy import check_model_path
 
+    if runs.on_ray(args):
+        raise ConfigError(
+            "ray: the language-model trainer (--policy lm) does not run on Ray yet; drop "
+            "--ray / --ray-address (its rollouts run in this process, --async-rollouts "
+            "overlaps them with the updates), or train the menu policy on Ray (--policy menu)"
+        )
     if not args.model:
         raise ConfigError("model: required; give the local folder of a causal LM (--model PATH)")
     check_model_path(args.model, "model")

@@ -6,16 +6,26 @@ environment in one batched forward pass. An agent that is busy makes no decision
 what happens while it is busy is credited to its latest decision
 (`maths.decision_rewards`). The result is a flat batch of decisions, grouped by
 (environment, agent) sequence, ready for `maths.gae`.
+
+`collect_on(pool, ...)` collects the same batch on the workers of a
+`swarm_envs.distributed.WorkerPool` (Ray actors for `swarm-envs train --ray`): one job
+per episode carries a copy of the policy, each worker keeps its env between jobs, and
+the episodes' batches are laid end to end (`concat`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import copy
+import dataclasses
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import torch
 from swarm_envs.baselines.ppo.maths import decision_rewards
+
+from swarm_envs.distributed import WorkerError, WorkerPool, worker_env
 
 
 @dataclass
@@ -32,6 +42,7 @@ class Rollouts:
     continues: np.ndarray  # [B] 1 when the next row is the same agent's next decision
     episodes: list[dict] = field(default_factory=list)
     steps: int = 0  # env steps of all episodes together
+    failed: int = 0  # episodes lost with their worker (`collect_on` only)
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -179,4 +190,75 @@ def _assemble(envs, agents, seqs, step_rewards, final, policy, device) -> Rollou
         continues=np.asarray(continues, dtype=np.float32),
         episodes=episodes,
         steps=sum(len(r) for r in step_rewards),
+    )
+
+
+# ---------------------------------------------------------------------------- on workers
+
+
+@dataclass(frozen=True)
+class EpisodeJob:
+    """One episode for a remote worker (picklable).
+
+    Attributes:
+        env: a zero-argument factory of the menu-mode env (the worker keeps what it builds).
+        policy: the policy to sample from, on the CPU.
+        seed: the episode's reset seed, and the seed of the worker's sampling.
+        time_cap: the episode's time cap (virtual seconds).
+    """
+
+    env: Callable[[], Any]
+    policy: torch.nn.Module
+    seed: int
+    time_cap: float
+
+
+def collect_episode(job: EpisodeJob) -> Rollouts:
+    """`collect` of one episode in this worker, on its kept env (a pool's `fn`)."""
+    torch.manual_seed(job.seed)  # the sampling is a function of the episode, not the worker
+    with worker_env(job.env) as env:
+        env.set_time_cap(job.time_cap)
+        return collect([env], job.policy, [job.seed])
+
+
+def collect_on(
+    pool: WorkerPool,
+    env: Callable[[], Any],
+    policy: torch.nn.Module,
+    seeds: Sequence[int],
+    time_cap: float,
+) -> Rollouts:
+    """One episode per seed on the pool's workers, as one batch in the seeds' order.
+
+    An episode whose worker died or hung is left out and counted in `failed` (the pool
+    replaces the worker and logs why).
+
+    Raises:
+        WorkerError: every episode failed.
+    """
+    shipped = copy.deepcopy(policy).cpu()
+    jobs = [EpisodeJob(env, shipped, int(seed), time_cap) for seed in seeds]
+    done = pool.run(collect_episode, jobs)
+    parts = [d.value for d in done if d.ok]
+    if not parts:
+        raise WorkerError(
+            f"all {len(jobs)} rollouts failed on the workers; the first: {done[0].error}"
+        )
+    batch = concat(parts)
+    batch.failed = len(done) - len(parts)
+    return batch
+
+
+def concat(parts: Sequence[Rollouts]) -> Rollouts:
+    """Batches laid end to end: every sequence keeps its rows and its end (`continues`)."""
+    arrays = {
+        f.name: np.concatenate([getattr(p, f.name) for p in parts])
+        for f in dataclasses.fields(Rollouts)
+        if f.name not in ("episodes", "steps", "failed")
+    }
+    return Rollouts(
+        **arrays,
+        episodes=[e for p in parts for e in p.episodes],
+        steps=sum(p.steps for p in parts),
+        failed=sum(p.failed for p in parts),
     )

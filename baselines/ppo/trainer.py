@@ -11,16 +11,18 @@ last decision. A batch is a set of whole rollouts (each ends at its time cap), s
 checkpoint between updates captures everything and a resumed run is bit-for-bit the
 uninterrupted one on the CPU.
 
-Run: `swarm-envs train --task calc --num-agents 4` (or `--config run.toml`); see
-`swarm-envs train --help` and docs/training.md.
+Run: `swarm-envs train --task calc --num-agents 4` (or `--config run.toml`; `--ray` collects
+the rollouts on Ray actors); see `swarm-envs train --help` and docs/training.md.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import logging
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -30,15 +32,18 @@ import torch
 from swarm_envs.baselines import runs
 from swarm_envs.baselines.ppo import maths
 from swarm_envs.baselines.ppo.policy import MenuPolicy
-from swarm_envs.baselines.ppo.rollout import Rollouts, collect
+from swarm_envs.baselines.ppo.rollout import Rollouts, collect, collect_on
 from swarm_envs.baselines.runs import RunArgs
 from torch import nn, optim
 
+from swarm_envs.distributed import WorkerPool, connect_ray
 from swarm_envs.error import ConfigError, Error, TrainingDiverged
 from swarm_envs.menu import MenuConfig
 from swarm_envs.registration import menu_gym_id
 from swarm_envs.schedule import TimeCapSchedule
 from swarm_envs.task import get_task
+
+logger = logging.getLogger("swarm_envs")
 
 
 def _default_move_tokens() -> dict[str, int]:
@@ -87,6 +92,8 @@ class Args(RunArgs):
     """stop the epochs of an update early when the approximate KL exceeds this"""
     hidden: int = 128
     """width of the actor and critic MLPs"""
+    ray_workers: int | None = None
+    """Ray actors collecting rollouts with --ray (none: one per env, at most Ray's CPUs)"""
     progress: bool = True
     """show a progress bar"""
 
@@ -107,6 +114,12 @@ def load_config(path: str | Path, base: Args | None = None) -> Args:
 def check_args(args: Args) -> TimeCapSchedule:
     """Fail at start, naming the field, on an inconsistent configuration; returns the schedule."""
     task, schedule = runs.check_run(args, positive=("hidden",))
+    if args.ray_workers is not None and (
+        isinstance(args.ray_workers, bool) or args.ray_workers < 1
+    ):
+        raise ConfigError(
+            f"ray_workers={args.ray_workers!r}: expected a positive integer (or none)"
+        )
     if not task.units:
         raise ConfigError(
             f"task={args.task!r}: the trainer uses mode='menu', which needs a task with units"
@@ -128,22 +141,39 @@ def check_args(args: Args) -> TimeCapSchedule:
     return schedule
 
 
-def make_envs(args: Args) -> list:
-    """`num_envs` menu-mode swarms of `num_agents` on the task."""
+def env_recipe(args: Args) -> Callable[[], Any]:
+    """How to build one of the run's menu-mode swarms (picklable: workers build their own)."""
     import swarm_envs
 
-    return [
-        swarm_envs.parallel_env(
-            args.task,
-            num_agents=args.num_agents,
-            mode="menu",
-            max_units=args.max_units,
-            n_wrong=args.n_wrong,
-            move_tokens=args.move_tokens,
-            time_cap_s=args.time_cap,
-        )
-        for _ in range(args.num_envs)
-    ]
+    return functools.partial(
+        swarm_envs.parallel_env,
+        get_task(args.task),  # crosses processes as a reference (an id or a folder)
+        num_agents=args.num_agents,
+        mode="menu",
+        max_units=args.max_units,
+        n_wrong=args.n_wrong,
+        move_tokens=dict(args.move_tokens),
+        time_cap_s=args.time_cap,
+    )
+
+
+def make_envs(args: Args) -> list:
+    """`num_envs` menu-mode swarms of `num_agents` on the task."""
+    recipe = env_recipe(args)
+    return [recipe() for _ in range(args.num_envs)]
+
+
+def ray_pool(args: Args) -> WorkerPool:
+    """The Ray actors of a `--ray` run; an address that cannot be reached fails here, fast.
+
+    Raises:
+        RayUnavailable: Ray is not installed, or nothing answers at `ray_address`.
+    """
+    ray = connect_ray(args.ray_address)
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    workers = args.ray_workers or min(args.num_envs, max(1, cpus))
+    logger.info("rollouts on %d Ray actors (the cluster has %d CPUs)", workers, cpus)
+    return WorkerPool(workers, backend="ray", ray_address=args.ray_address)
 
 
 def episode_seeds(args: Args, update: int) -> list[int]:
@@ -277,9 +307,14 @@ def train(args: Args) -> Summary:
     np_rng = np.random.default_rng(args.seed)
     device = runs.pick_device(args.device)
 
-    # Env setup
-    envs = make_envs(args)
-    layout = envs[0].layout
+    # Env setup: here, or in Ray actors that collect whole episodes (--ray)
+    pool = ray_pool(args) if runs.on_ray(args) else None
+    recipe = env_recipe(args)
+    envs = make_envs(args) if pool is None else []
+    probe = envs[0] if envs else recipe()  # built, not reset: no sandbox yet
+    layout = probe.layout
+    if pool is not None:
+        probe.close()
 
     # Policy
     policy = MenuPolicy(layout.obs_size, layout.n_moves, args.hidden).to(device)
@@ -334,7 +369,11 @@ def train(args: Args) -> Summary:
 
                 # Rollout
                 t_roll = time.perf_counter()
-                batch = collect(envs, policy, episode_seeds(args, update), device)
+                seeds = episode_seeds(args, update)
+                if pool is None:
+                    batch = collect(envs, policy, seeds, device)
+                else:
+                    batch = collect_on(pool, recipe, policy, seeds, cap)
                 t_roll = time.perf_counter() - t_roll
                 global_step += len(batch)
 
@@ -362,6 +401,7 @@ def train(args: Args) -> Summary:
                     "swarm/unit_edits": float(np.mean([e["unit_edits"] for e in eps])),
                     "swarm/tests_passed": float(np.mean([e["tests_passed"] for e in eps])),
                     "swarm/decisions": float(len(batch)),
+                    "swarm/failed_rollouts": float(batch.failed),
                     "swarm/virtual_time": float(np.mean([e["time"] for e in eps])),
                     "swarm/rollout_decisions_per_s": len(batch) / max(t_roll, 1e-9),
                     "swarm/update_decisions_per_s": len(batch)
@@ -383,6 +423,8 @@ def train(args: Args) -> Summary:
         writer.close()
         for env in envs:
             env.close()
+        if pool is not None:
+            pool.close()
     return Summary(run_name, run_dir, ckpt_path, history, global_step, time.perf_counter() - t0)
 
 

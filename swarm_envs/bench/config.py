@@ -7,6 +7,7 @@ TOML file (`swarm-envs bench --config bench.toml`), or both (flags win):
     sizes = [1, 8]
     seeds = [0, 1, 2]
     token_budget_per_test = 300   # also run every configuration under this token budget
+    ray = true                    # episodes in Ray actors (ray_address = "auto": a cluster)
 
     [[agents]]
     kind = "scripted"             # strategy: none, claim or leader
@@ -38,6 +39,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from swarm_envs.distributed import check_ray_address
 from swarm_envs.error import ConfigError, Error, close_matches, describe_invalid
 from swarm_envs.task import SUITES, Task, get_task, registered
 
@@ -201,7 +203,10 @@ class BenchConfig(_Model):
         token_budget_per_test: run every configuration again under an equal total token
             budget of this many tokens per canonical test (all agents together share it).
         wall_clock: measured tool times and model latency (for real servers).
-        workers: episodes run side by side in worker processes.
+        workers: episodes run side by side in worker processes (Ray actors with `ray`).
+        ray: run the episodes in Ray actors (extra `ray`) instead of worker processes.
+        ray_address: the Ray cluster to join ('auto', 'host:port', 'ray://host:port');
+            implies `ray`. Without it, `ray` starts a Ray instance on this machine.
         out: the folder for episodes, trajectories, the report and the plots.
         plots: draw the PNG plots.
     """
@@ -217,6 +222,8 @@ class BenchConfig(_Model):
     token_budget_per_test: float | None = Field(default=None, gt=0)
     wall_clock: bool = False
     workers: int = Field(default_factory=_default_workers, ge=1, le=256)
+    ray: bool = False
+    ray_address: str | None = None
     out: str = "bench_out"
     plots: bool = True
 
@@ -227,6 +234,14 @@ class BenchConfig(_Model):
             if name not in SUITES:
                 _task(name)
         return v
+
+    @field_validator("ray_address")
+    @classmethod
+    def _ray_address(cls, v: str | None) -> str | None:
+        try:
+            return check_ray_address(v)
+        except ConfigError as e:  # pydantic names the field; the reason is enough
+            raise ValueError(str(e).partition(": ")[2]) from None
 
     @field_validator("sizes", "seeds")
     @classmethod
@@ -242,6 +257,11 @@ class BenchConfig(_Model):
                 f"agents: more than one entry is called {twice}; give each a distinct `name`"
             )
         return self
+
+    @property
+    def on_ray(self) -> bool:
+        """Episodes run in Ray actors (`ray`, or a `ray_address`)."""
+        return self.ray or self.ray_address is not None
 
     def resolved_tasks(self) -> list[Task]:
         """Every task of the bench, suites expanded, each once, in the order given."""

@@ -4,12 +4,13 @@
 rollout runner (`swarm_envs.rollout`) and condenses it into an `EpisodeResult`: the
 progress curve from the environment's attribution, per-agent figures, the timeline of
 what each agent did; `map_episodes` runs many side by side. It is the one seam between
-the bench and where episodes run: a function from episode specs to results, here over
-`concurrent.futures` worker processes.
+the bench and where episodes run: a function from episode specs to results, over
+`concurrent.futures` worker processes, or over the Ray actors of a `WorkerPool` when the
+configuration says `ray` (`swarm-envs bench --ray [--ray-address ADDRESS]`).
 
 An agent that raises is out of its episode (`agent_error` in its `AgentStats`) and the
 episode goes on; an episode whose environment fails is recorded as `failed`; a worker
-process that dies takes only its own episode with it (the others are retried alone).
+process (or Ray actor) that dies takes only its own episode with it.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from swarm_envs.bench.config import (
     ScriptedAgents,
     resolve_factory,
 )
+from swarm_envs.distributed import WorkerPool
 from swarm_envs.outcome import Attribution
 from swarm_envs.rollout import Trajectory
 from swarm_envs.task import Task, get_task
@@ -410,6 +412,8 @@ def map_episodes(
     items: Sequence[T],
     workers: int,
     lost: Callable[[T, str], R],
+    *,
+    pool: WorkerPool | None = None,
 ) -> Iterator[R]:
     """`run(item)` for every item in worker processes, results as they complete.
 
@@ -418,14 +422,22 @@ def map_episodes(
     worker caches per task (the collection of its tests) is paid once per worker. A
     worker that dies loses only its own item: the items its death interrupted are run
     again one at a time, and one that kills its worker again becomes `lost(item, why)`.
+
+    With `pool` (a `swarm_envs.distributed.WorkerPool`, e.g. of Ray actors), the items
+    run on its workers instead (`workers` is then the pool's): a worker that dies, hangs
+    or cannot send its result back makes its item `lost(item, why)` and is replaced.
     """
     if not items:
         return
+    if pool is not None:
+        for done in pool.map(run, items):
+            yield done.value if done.ok else lost(done.item, done.error or "failed")
+        return
     context = multiprocessing.get_context("spawn")
     again: list[T] = []
-    pool = ProcessPoolExecutor(min(workers, len(items)), mp_context=context)
+    executor = ProcessPoolExecutor(min(workers, len(items)), mp_context=context)
     try:
-        futures: dict[Future[R], T] = {pool.submit(run, item): item for item in items}
+        futures: dict[Future[R], T] = {executor.submit(run, item): item for item in items}
         for future in as_completed(futures):
             try:
                 yield future.result()
@@ -434,9 +446,9 @@ def map_episodes(
             except Exception as e:  # a result that cannot come back (not picklable)
                 yield lost(futures[future], f"{type(e).__name__}: {e}")
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
+        executor.shutdown(wait=False, cancel_futures=True)
         raise
-    pool.shutdown()
+    executor.shutdown()
     for item in again:
         with ProcessPoolExecutor(1, mp_context=context) as alone:
             try:
@@ -473,10 +485,37 @@ def run_bench(config: BenchConfig, *, progress: bool = True, console: Any = None
     Writes `episodes.jsonl` (an `EpisodeResult` a line) and `trajectories.jsonl` (the
     rollout runner's trajectories) under `config.out`, replacing an earlier run there.
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     t0 = wallclock.perf_counter()
     specs = grid(config)
+    # Ray first: an address that cannot be reached fails now, before anything is written.
+    pool = (
+        WorkerPool(config.workers, backend="ray", ray_address=config.ray_address)
+        if config.on_ray
+        else None
+    )
+    try:
+        results = _run(config, specs, pool, progress, console)
+    finally:
+        if pool is not None:
+            pool.close()
+    return BenchRun(
+        config=config,
+        results=results,
+        out=str(Path(config.out)),
+        wall_s=wallclock.perf_counter() - t0,
+    )
+
+
+def _run(
+    config: BenchConfig,
+    specs: list[EpisodeSpec],
+    pool: WorkerPool | None,
+    progress: bool,
+    console: Any,
+) -> list[EpisodeResult]:
+    """Every episode of `specs`, each recorded as it completes; the results in grid order."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
     episodes, trajectories = out / "episodes.jsonl", out / "trajectories.jsonl"
@@ -498,11 +537,11 @@ def run_bench(config: BenchConfig, *, progress: bool = True, console: Any = None
     ):
         if need_candidates:
             prep = bar.add_task("wrong candidates", total=len(need_candidates), last="")
-            for folder in map_episodes(prepare, need_candidates, config.workers, _keep):
+            for folder in map_episodes(prepare, need_candidates, config.workers, _keep, pool=pool):
                 bar.update(prep, advance=1, last=Path(folder).name)
         job = bar.add_task("episodes", total=len(specs), last="")
         line = 0
-        for outcome in map_episodes(run_episode, specs, config.workers, _lost):
+        for outcome in map_episodes(run_episode, specs, config.workers, _lost, pool=pool):
             result = outcome.result
             if outcome.trajectory is not None:
                 tf.write(outcome.trajectory + "\n")
@@ -514,9 +553,7 @@ def run_bench(config: BenchConfig, *, progress: bool = True, console: Any = None
             s = result.spec
             bar.update(job, advance=1, last=f"{s.task_id} {s.label} x{s.size} seed {s.seed}")
     results.sort(key=lambda r: r.spec.index)
-    return BenchRun(
-        config=config, results=results, out=str(out), wall_s=wallclock.perf_counter() - t0
-    )
+    return results
 
 
 def _lost(spec: EpisodeSpec, why: str) -> EpisodeOutcome:

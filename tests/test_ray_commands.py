@@ -1,0 +1,155 @@
+"""`--ray` / `--ray-address` of `swarm-envs bench` and `swarm-envs train`, on a real local Ray.
+
+The unreachable-address tests run first, before Ray is started in this process (once it
+runs, `connect_ray` joins what is there); the others share one local instance
+(`ray.init(num_cpus=2)`), started and stopped here.
+"""
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from swarm_envs.bench import load_results
+from swarm_envs.cli import main
+from swarm_envs.rollout import Trajectory
+
+ray = pytest.importorskip("ray")
+
+UNREACHABLE = "127.0.0.1:9"  # the discard port: nothing answers there
+
+
+def test_bench_with_an_unreachable_address_fails_within_seconds(tmp_path, capsys):
+    assert not ray.is_initialized()
+    t0 = time.monotonic()
+    status = main(
+        ["bench", "--tasks", "calc", "--sizes", "1", "--seeds", "0", "--ray-address", UNREACHABLE,
+         "--out", str(tmp_path / "out"), "--quiet", "--no-plots"]
+    )  # fmt: skip
+    assert status == 2 and time.monotonic() - t0 < 15
+    err = capsys.readouterr().err
+    assert f"ray_address='{UNREACHABLE}': no Ray cluster answers there" in err
+    assert "ray start --head" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()  # nothing written
+    assert not ray.is_initialized()
+
+
+def test_bench_rejects_an_address_of_no_known_form(tmp_path, capsys):
+    status = main(["bench", "--tasks", "calc", "--ray-address", "nowhere", "--out", str(tmp_path)])
+    assert status == 2
+    err = capsys.readouterr().err
+    assert "ray_address" in err and "expected 'auto', 'host:port' or 'ray://host:port'" in err
+
+
+def test_train_with_an_unreachable_address_fails_within_seconds(tmp_path, capsys):
+    pytest.importorskip("torch")
+    assert not ray.is_initialized()
+    t0 = time.monotonic()
+    status = main(
+        ["train", "--num-envs", "1", "--num-agents", "2", "--num-minibatches", "1",
+         "--ray-address", UNREACHABLE, "--runs-dir", str(tmp_path / "runs"), "--no-progress"]
+    )  # fmt: skip
+    assert status == 2 and time.monotonic() - t0 < 15
+    err = capsys.readouterr().err
+    assert f"ray_address='{UNREACHABLE}': no Ray cluster answers there" in err
+    assert not (tmp_path / "runs").exists()
+    assert not ray.is_initialized()
+
+
+def test_the_lm_trainer_says_it_does_not_run_on_ray_yet(capsys):
+    pytest.importorskip("transformers")
+    assert main(["train", "--policy", "lm", "--ray"]) == 2
+    err = capsys.readouterr().err
+    assert "ray: the language-model trainer (--policy lm) does not run on Ray yet" in err
+    assert not ray.is_initialized()
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    # Imported agents must be importable where the actors run: `tests/` (where pytest
+    # finds `bench_agents`) is on the actors' path as it is on this process's.
+    here = str(Path(__file__).resolve().parent)
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": here}},
+    )
+    yield ray
+    ray.shutdown()
+
+
+def test_bench_on_ray_records_every_episode_and_a_crash(local_ray, tmp_path):
+    # Scripted swarms on calc, and an imported agent that kills its own process at its
+    # first act: that episode's Ray actor dies with it; the episode is recorded as
+    # failed, and the others run to their end on the remaining (and a fresh) actor.
+    status = main(
+        ["bench", "--ray", "--tasks", "calc", "--agent", "claim", "--agent", "bench_agents:dying",
+         "--sizes", "1", "2", "--seeds", "0", "--workers", "2", "--time-cap", "600",
+         "--out", str(tmp_path), "--quiet", "--no-plots"]
+    )  # fmt: skip
+    assert status == 0
+    results = load_results(tmp_path / "episodes.jsonl")
+    assert len(results) == 4
+    ok = [r for r in results if r.status == "ok"]
+    failed = [r for r in results if r.status == "failed"]
+    assert sorted((r.spec.label, r.spec.size) for r in ok) == [("claim", 2), ("scripted", 1)]
+    assert all(r.tests_final > r.tests_start for r in ok)
+    assert sorted(r.spec.size for r in failed) == [1, 2]
+    assert all(r.spec.agent.kind == "import" and "Ray actor died" in r.error for r in failed)
+    trajectories = Trajectory.load(tmp_path / "trajectories.jsonl")
+    assert len(trajectories) == 2
+    for r in ok:
+        t = trajectories[r.trajectory_line]
+        assert (t.seed, len(t.agents), t.tests_passed) == (r.spec.seed, r.spec.size, r.tests_final)
+    fig = json.loads((tmp_path / "figures.json").read_text())
+    assert {c["agents"] for c in fig["configurations"]} >= {"claim", "scripted"}
+
+
+def test_rollouts_on_ray_actors_are_those_of_the_same_jobs_here(local_ray):
+    pytest.importorskip("torch")
+    from swarm_envs.baselines.ppo import Args
+    from swarm_envs.baselines.ppo.policy import MenuPolicy
+    from swarm_envs.baselines.ppo.rollout import EpisodeJob, collect_episode, collect_on, concat
+    from swarm_envs.baselines.ppo.trainer import env_recipe
+
+    from swarm_envs.distributed import Runner, WorkerPool
+
+    recipe = env_recipe(Args(task="calc", num_agents=2, time_cap=10.0))
+    probe = recipe()
+    policy = MenuPolicy(probe.layout.obs_size, probe.layout.n_moves, 16)
+    probe.close()
+    seeds = [3, 4, 5]
+    with WorkerPool(2, backend="ray") as pool:
+        remote = collect_on(pool, recipe, policy, seeds, 10.0)
+    try:  # here, this process is the worker: its kept env is closed as a worker's is
+        here = concat([collect_episode(EpisodeJob(recipe, policy, s, 10.0)) for s in seeds])
+    finally:
+        Runner().close()
+    assert remote.failed == 0 and len(remote.episodes) == 3 and len(remote) > 0
+    for name in ("obs", "masks", "actions", "logprobs", "values", "rewards", "continues"):
+        assert (getattr(remote, name) == getattr(here, name)).all(), name
+    assert remote.episodes == here.episodes and remote.steps == here.steps
+
+
+def test_train_on_ray_writes_its_checkpoint_and_metrics(local_ray, tmp_path, caplog):
+    torch = pytest.importorskip("torch")
+    from swarm_envs.baselines.ppo import Args, train
+
+    args = Args(
+        task="calc", num_agents=2, num_envs=2, num_updates=2, time_cap=10.0, hidden=16,
+        num_minibatches=2, update_epochs=1, progress=False, ray=True,
+        runs_dir=str(tmp_path / "runs"),
+    )  # fmt: skip
+    with caplog.at_level("INFO", logger="swarm_envs"):
+        summary = train(args)
+    assert "rollouts on 2 Ray actors" in caplog.text
+    assert [row["update"] for row in summary.history] == [1, 2]
+    for row in summary.history:
+        assert row["swarm/failed_rollouts"] == 0.0
+        assert row["swarm/decisions"] >= args.num_envs * args.num_agents
+        assert row["charts/time_cap"] == 10.0
+    state = torch.load(summary.checkpoint, weights_only=False)
+    assert state["update"] == 2 and state["args"]["ray"] is True
+    assert list(summary.run_dir.glob("events.out.tfevents.*"))
