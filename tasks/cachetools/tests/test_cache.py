@@ -1,9 +1,0 @@
-import unittest
-
-import cachetools
-
-from tests import CacheTestMixin
-
-
-class CacheTest(unittest.TestCase, CacheTestMixin):
-    Cache = cachetools.Cache
