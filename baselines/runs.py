@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import logging
 import math
 import os
 import random
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
 
-from swarm_envs.distributed import check_ray_address
+from swarm_envs.distributed import WorkerPool, check_ray_address, connect_ray
 from swarm_envs.error import ConfigError, TrainingDiverged, UnknownTask, close_matches
 from swarm_envs.schedule import TimeCapSchedule
 from swarm_envs.task import Task, get_task
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     import torch
 
 A = TypeVar("A", bound="RunArgs")
+logger = logging.getLogger("swarm_envs")
 
 
 @dataclass
@@ -93,9 +95,11 @@ class RunArgs:
 
     # Machine and runs
     ray: bool = False
-    """collect the rollouts on Ray actors (extra `ray`; the menu trainer only, so far)"""
+    """collect the rollouts on Ray actors, one episode per job (extra `ray`)"""
     ray_address: str | None = None
     """the Ray cluster to join: auto, host:port or ray://host:port (implies --ray)"""
+    ray_workers: int | None = None
+    """Ray actors collecting rollouts (none: one per episode of an update, at most Ray's CPUs)"""
     device: str = "cpu"
     """torch device: cpu, cuda, cuda:N, or auto (cuda when there is one)"""
     threads: int | None = None
@@ -197,6 +201,12 @@ def check_run(args: RunArgs, positive: Sequence[str] = ()) -> tuple[Task, TimeCa
     if args.resume is not None and not Path(args.resume).is_file():
         raise ConfigError(f"resume={args.resume!r}: no such checkpoint file")
     check_ray_address(args.ray_address)
+    if args.ray_workers is not None and (
+        isinstance(args.ray_workers, bool) or args.ray_workers < 1
+    ):
+        raise ConfigError(
+            f"ray_workers={args.ray_workers!r}: expected a positive integer (or none)"
+        )
     pick_device(args.device)
     return task, time_cap_schedule(args)
 
@@ -204,6 +214,21 @@ def check_run(args: RunArgs, positive: Sequence[str] = ()) -> tuple[Task, TimeCa
 def on_ray(args: RunArgs) -> bool:
     """The run collects on Ray (`--ray`, or a `--ray-address`)."""
     return args.ray or args.ray_address is not None
+
+
+def ray_pool(args: RunArgs, wanted: int) -> WorkerPool:
+    """The Ray actors of a `--ray` run: `ray_workers`, or `wanted` at most Ray's CPUs.
+
+    An address that cannot be reached fails here, fast.
+
+    Raises:
+        RayUnavailable: Ray is not installed, or nothing answers at `ray_address`.
+    """
+    ray = connect_ray(args.ray_address)
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    workers = args.ray_workers or min(wanted, max(1, cpus))
+    logger.info("rollouts on %d Ray actors (the cluster has %d CPUs)", workers, cpus)
+    return WorkerPool(workers, backend="ray", ray_address=args.ray_address)
 
 
 def time_cap_schedule(args: RunArgs) -> TimeCapSchedule:

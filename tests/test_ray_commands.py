@@ -57,11 +57,44 @@ def test_train_with_an_unreachable_address_fails_within_seconds(tmp_path, capsys
     assert not ray.is_initialized()
 
 
-def test_the_lm_trainer_says_it_does_not_run_on_ray_yet(capsys):
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
     pytest.importorskip("transformers")
-    assert main(["train", "--policy", "lm", "--ray"]) == 2
+    from swarm_envs.baselines.lm.tiny import build_tiny_model
+
+    return build_tiny_model(tmp_path_factory.mktemp("tiny-lm"))
+
+
+def lm_args(tiny, tmp_path, **kw):
+    from swarm_envs.baselines.lm.train import Args
+
+    base = dict(
+        model=str(tiny), task="calc", num_agents=2, num_envs=1, episodes_per_update=2,
+        num_updates=2, time_cap=8.0, max_new_tokens=8, max_prompt_tokens=1024,
+        learning_rate=1e-3, ent_coef=0.01, runs_dir=str(tmp_path / "runs"), tensorboard=False,
+        env_kwargs={"time": {"output_token_s": 0.5}},
+    )  # fmt: skip
+    return Args(**{**base, **kw})
+
+
+def test_the_lm_trainer_with_an_unreachable_address_fails_within_seconds(tiny, tmp_path, capsys):
+    assert not ray.is_initialized()
+    t0 = time.monotonic()
+    status = main(
+        ["train", "--policy", "lm", "--model", str(tiny), "--ray-address", UNREACHABLE,
+         "--runs-dir", str(tmp_path / "runs")]
+    )  # fmt: skip
+    assert status == 2 and time.monotonic() - t0 < 15
     err = capsys.readouterr().err
-    assert "ray: the language-model trainer (--policy lm) does not run on Ray yet" in err
+    assert f"ray_address='{UNREACHABLE}': no Ray cluster answers there" in err
+    assert not (tmp_path / "runs").exists()
+    assert not ray.is_initialized()
+
+
+def test_the_lm_trainer_on_ray_refuses_asynchronous_rollouts(tiny, capsys):
+    status = main(["train", "--policy", "lm", "--model", str(tiny), "--ray", "--async-rollouts"])
+    assert status == 2
+    assert "async_rollouts: not with --ray" in capsys.readouterr().err
     assert not ray.is_initialized()
 
 
@@ -153,3 +186,86 @@ def test_train_on_ray_writes_its_checkpoint_and_metrics(local_ray, tmp_path, cap
     state = torch.load(summary.checkpoint, weights_only=False)
     assert state["update"] == 2 and state["args"]["ray"] is True
     assert list(summary.run_dir.glob("events.out.tfevents.*"))
+
+
+def _same_episodes(a, b):
+    assert [r.seed for r in a] == [r.seed for r in b]
+    for x, y in zip(a, b, strict=True):
+        assert x.turns.keys() == y.turns.keys()
+        for agent in x.turns:
+            assert [t.reply_ids for t in x.turns[agent]] == [t.reply_ids for t in y.turns[agent]]
+            for s, t in zip(x.turns[agent], y.turns[agent], strict=True):
+                assert s.policy_version == t.policy_version
+                assert s.behaviour_logprobs == pytest.approx(t.behaviour_logprobs, abs=1e-4)
+        assert (x.episode_return, x.tests_passed, x.end) == (
+            y.episode_return,
+            y.tests_passed,
+            y.end,
+        )
+
+
+def _logprobs(policy, prompt, reply):
+    import torch
+
+    ids = torch.tensor([list(prompt) + list(reply)])
+    with torch.no_grad():
+        logits = policy(input_ids=ids).logits[0, len(prompt) - 1 : -1].float()
+    return torch.log_softmax(logits, -1).gather(-1, ids[0, len(prompt) :, None])[:, 0].tolist()
+
+
+def test_lm_rollouts_on_ray_actors_are_those_of_the_same_jobs_here(local_ray, tiny, tmp_path):
+    # The actors sample with the weights of the update they are sent: after the learner's
+    # weights change, Ray's episodes still equal the same jobs run in this process.
+    import torch
+    from swarm_envs.baselines.lm import train as T
+    from swarm_envs.baselines.lm.remote import collect_on
+
+    from swarm_envs.distributed import Runner, WorkerPool
+
+    setup = T.build(lm_args(tiny, tmp_path))
+    seeds = [3, 4]
+    here_pool = WorkerPool(1, backend="inline")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as in an actor: the same sums, so the same samples
+    try:
+        with WorkerPool(2, backend="ray") as pool:
+            for version in (0, 1):
+                if version:
+                    head = setup.actors["agent"].policy.get_output_embeddings()
+                    with torch.no_grad():
+                        head.weight.copy_(torch.randn_like(head.weight) * 3)
+                    setup.update = version
+                remote, failed = collect_on(pool, setup, seeds, 8.0)
+                here, failed_here = collect_on(here_pool, setup, seeds, 8.0)
+                assert failed == failed_here == 0
+                assert all(t.policy_version == version for r in remote for t in r.all_turns())
+                _same_episodes(remote, here)
+                # and they are the learner's: its policy gives the replies those log-probs
+                policy = setup.actors["agent"].policy
+                for turn in [t for r in remote for t in r.all_turns()][:4]:
+                    expected = _logprobs(policy, turn.prompt_ids, turn.reply_ids)
+                    assert turn.behaviour_logprobs == pytest.approx(expected, abs=1e-3)
+                if version == 0:
+                    first = remote
+        changed = [r.turns != f.turns for r, f in zip(remote, first, strict=True)]
+        assert any(changed)  # the new weights sampled other replies
+    finally:
+        torch.set_num_threads(threads)
+        Runner().close()  # this process was the inline worker: close its kept env
+        for env in setup.envs:
+            env.close()
+
+
+def test_lm_train_on_ray_runs_its_updates(local_ray, tiny, tmp_path, caplog):
+    from swarm_envs.baselines.lm import train as T
+
+    args = lm_args(tiny, tmp_path, ray=True)
+    with caplog.at_level("INFO", logger="swarm_envs"):
+        out = T.train(args, log=lambda *_: None)
+    assert "rollouts on 2 Ray actors" in caplog.text
+    m = out["metrics"]
+    assert out["updates"] == 2 and out["setup"].episodes == 4
+    assert m["swarm/failed_rollouts"] == 0.0 and m["sao/staleness_max"] == 0.0
+    assert m["charts/episodic_length"] >= args.num_agents
+    metrics = [json.loads(line) for line in (Path(out["run_dir"]) / "metrics.jsonl").open()]
+    assert [row["update"] for row in metrics] == [1, 2]

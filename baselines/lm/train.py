@@ -134,11 +134,10 @@ def check(args: Args) -> Args:
     """Fail at start, naming the field, on anything that would fail later."""
     from swarm_envs.baselines.lm.policy import check_model_path
 
-    if runs.on_ray(args):
+    if runs.on_ray(args) and args.async_rollouts:
         raise ConfigError(
-            "ray: the language-model trainer (--policy lm) does not run on Ray yet; drop "
-            "--ray / --ray-address (its rollouts run in this process, --async-rollouts "
-            "overlaps them with the updates), or train the menu policy on Ray (--policy menu)"
+            "async_rollouts: not with --ray / --ray-address (Ray actors collect each "
+            "update's episodes in parallel; asynchronous rollouts are threads here)"
         )
     if not args.model:
         raise ConfigError("model: required; give the local folder of a causal LM (--model PATH)")
@@ -186,6 +185,8 @@ def check(args: Args) -> Args:
 
         if not vllm_available():
             raise ConfigError("engine='vllm': needs `pip install vllm` and a CUDA GPU")
+        if runs.on_ray(args):
+            raise ConfigError("engine='vllm': not with --ray (Ray actors sample on their CPUs)")
         if args.async_rollouts or args.policies == "isolated":
             raise ConfigError(
                 "engine='vllm': supported for a shared policy with synchronous rollouts"
@@ -409,8 +410,16 @@ def sync_engines(setup: Setup) -> None:
 def train(args: Args, *, log: Any = print) -> dict[str, Any]:
     """Run training; returns a summary (final metrics, run folder, checkpoint path)."""
     from swarm_envs.baselines.lm.collect import AsyncCollection, episode_metrics
+    from swarm_envs.baselines.lm.remote import collect_on
 
-    setup = build(args)
+    # Rollouts here, or on Ray actors (an unreachable address fails now, before any output)
+    pool = runs.ray_pool(args, args.episodes_per_update) if runs.on_ray(check(args)) else None
+    try:
+        setup = build(args)
+    except BaseException:
+        if pool is not None:
+            pool.close()
+        raise
     if args.resume:
         load_checkpoint(setup, args.resume)
         run_dir = Path(args.resume).parent
@@ -426,6 +435,7 @@ def train(args: Args, *, log: Any = print) -> dict[str, Any]:
     metrics_file = (run_dir / "metrics.jsonl").open("a")
     ckpt = run_dir / "checkpoint.pt"
     async_rollouts = AsyncCollection(setup).start() if args.async_rollouts else None
+    failed = 0
     last: dict[str, float] = {}
     saved = setup.update if args.resume else None  # the update of the last good checkpoint
     t_start = time.perf_counter()
@@ -433,12 +443,14 @@ def train(args: Args, *, log: Any = print) -> dict[str, Any]:
         while setup.update < args.num_updates:
             t0 = time.perf_counter()
             cap = setup.time_cap.value()
+            seeds = [args.seed + setup.episodes + k for k in range(args.episodes_per_update)]
             if async_rollouts is not None:
                 records = async_rollouts.get(args.episodes_per_update)
+            elif pool is not None:
+                records, failed = collect_on(pool, setup, seeds, cap)
             else:
-                seeds = [args.seed + setup.episodes + k for k in range(args.episodes_per_update)]
                 records = setup.collector.collect(seeds, time_cap=cap)
-            setup.episodes += len(records)
+            setup.episodes += len(seeds)
             t_rollout = time.perf_counter() - t0
             turns = setup.learner.advantages(records)
             ep_return = float(np.mean([r.episode_return for r in records]))
@@ -461,6 +473,7 @@ def train(args: Args, *, log: Any = print) -> dict[str, Any]:
             n_tokens = sum(len(t.reply_ids) for t in turns)
             last = {
                 **episode_metrics(records, cap),
+                "swarm/failed_rollouts": float(failed),
                 "charts/SPS": len(turns) / max(time.perf_counter() - t0, 1e-9),
                 "charts/learning_rate": setup.scheduler.get_last_lr()[0],
                 **{f"losses/{k}": v for k, v in stats.items()},
@@ -490,6 +503,8 @@ def train(args: Args, *, log: Any = print) -> dict[str, Any]:
     finally:
         if async_rollouts is not None:
             async_rollouts.close()
+        if pool is not None:
+            pool.close()
         metrics_file.close()
         if writer is not None:
             writer.close()

@@ -36,7 +36,6 @@ from swarm_envs.baselines.ppo.rollout import Rollouts, collect, collect_on
 from swarm_envs.baselines.runs import RunArgs
 from torch import nn, optim
 
-from swarm_envs.distributed import WorkerPool, connect_ray
 from swarm_envs.error import ConfigError, Error, TrainingDiverged
 from swarm_envs.menu import MenuConfig
 from swarm_envs.registration import menu_gym_id
@@ -92,8 +91,6 @@ class Args(RunArgs):
     """stop the epochs of an update early when the approximate KL exceeds this"""
     hidden: int = 128
     """width of the actor and critic MLPs"""
-    ray_workers: int | None = None
-    """Ray actors collecting rollouts with --ray (none: one per env, at most Ray's CPUs)"""
     progress: bool = True
     """show a progress bar"""
 
@@ -114,12 +111,6 @@ def load_config(path: str | Path, base: Args | None = None) -> Args:
 def check_args(args: Args) -> TimeCapSchedule:
     """Fail at start, naming the field, on an inconsistent configuration; returns the schedule."""
     task, schedule = runs.check_run(args, positive=("hidden",))
-    if args.ray_workers is not None and (
-        isinstance(args.ray_workers, bool) or args.ray_workers < 1
-    ):
-        raise ConfigError(
-            f"ray_workers={args.ray_workers!r}: expected a positive integer (or none)"
-        )
     if not task.units:
         raise ConfigError(
             f"task={args.task!r}: the trainer uses mode='menu', which needs a task with units"
@@ -161,19 +152,6 @@ def make_envs(args: Args) -> list:
     """`num_envs` menu-mode swarms of `num_agents` on the task."""
     recipe = env_recipe(args)
     return [recipe() for _ in range(args.num_envs)]
-
-
-def ray_pool(args: Args) -> WorkerPool:
-    """The Ray actors of a `--ray` run; an address that cannot be reached fails here, fast.
-
-    Raises:
-        RayUnavailable: Ray is not installed, or nothing answers at `ray_address`.
-    """
-    ray = connect_ray(args.ray_address)
-    cpus = int(ray.cluster_resources().get("CPU", 1))
-    workers = args.ray_workers or min(args.num_envs, max(1, cpus))
-    logger.info("rollouts on %d Ray actors (the cluster has %d CPUs)", workers, cpus)
-    return WorkerPool(workers, backend="ray", ray_address=args.ray_address)
 
 
 def episode_seeds(args: Args, update: int) -> list[int]:
@@ -308,7 +286,7 @@ def train(args: Args) -> Summary:
     device = runs.pick_device(args.device)
 
     # Env setup: here, or in Ray actors that collect whole episodes (--ray)
-    pool = ray_pool(args) if runs.on_ray(args) else None
+    pool = runs.ray_pool(args, args.num_envs) if runs.on_ray(args) else None
     recipe = env_recipe(args)
     envs = make_envs(args) if pool is None else []
     probe = envs[0] if envs else recipe()  # built, not reset: no sandbox yet
