@@ -249,8 +249,10 @@ def _isolation_for(euid: int) -> str:
 def _uid_drop(isolation: str) -> tuple[bool, bool]:
     """(commands can run as a dedicated uid, and in a user namespace that allows no others).
 
-    Probed once per isolation level: the sandbox's Python must still be able to import
-    pytest as a uid that owns nothing (an installation readable only by root cannot).
+    Probed once per isolation level: as a uid that owns nothing, the sandbox's Python must
+    still find its own standard library and read pytest's files (an installation readable
+    only by root cannot). The probe reads them rather than importing pytest: a first reset
+    waits for it.
     """
     if not users.dedicated_users_possible():
         return False, False
@@ -268,7 +270,11 @@ def _uid_drop_for(isolation: str, span: tuple[int, int] | None) -> tuple[bool, b
     uid = span[0]  # any uid of the range owns nothing on the host
     # Through a shell, as commands run: the interpreter must find its own standard library
     # (a Python that cannot read its prefix falls back to another one's).
-    check = f"import sys, pytest; print('ok' if sys.base_prefix == {sys.base_prefix!r} else '')"
+    check = (
+        "import sys, importlib.util as u; "
+        "[open(u.find_spec(m).origin, 'rb').close() for m in ('pytest', '_pytest', 'pluggy')]; "
+        f"print('ok' if sys.base_prefix == {sys.base_prefix!r} else '')"
+    )
     probe = ["/bin/sh", "-c", f'exec "{sys.executable}" -c "{check}"']
     with tempfile.TemporaryDirectory() as d:
         ws = pathlib.Path(d) / "ws"
@@ -278,7 +284,7 @@ def _uid_drop_for(isolation: str, span: tuple[int, int] | None) -> tuple[bool, b
         cwd = d if isolation == "bwrap" else str(ws)
         blocks = (False, True) if isolation == "bwrap" else (False,)
         argvs = [_launch(isolation, Launch(ws, uid=uid, block_userns=b)) + probe for b in blocks]
-        # Both at once: each starts a Python that imports pytest, and a first reset waits.
+        # Both at once: each starts a Python, and a first reset waits for them.
         with concurrent.futures.ThreadPoolExecutor(len(argvs)) as pool:
             results = list(pool.map(lambda argv: _try(argv, timeout=60, cwd=cwd), argvs))
         results += [False] * (2 - len(results))
