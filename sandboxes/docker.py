@@ -395,6 +395,10 @@ class DockerSandbox(Sandbox):
         fin = getattr(self, "_finalizer", None)
         if fin is not None:
             fin.detach()
+        client = getattr(self, "client", None)
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.close()  # its connections to the engine
 
 
 def _cleanup(
@@ -452,8 +456,10 @@ class _ExecSocket:
                 os.close(self._w)
 
     def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self.raw.close()
+        # The SocketIO wrapper first: while it is open, closing the socket only marks it.
+        for s in (self.sock, self.raw):
+            with contextlib.suppress(OSError):
+                s.close()
 
 
 class _SocketWriter:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
@@ -154,3 +155,6 @@ def run_once(host: ScoringHost, mode: str, hello: dict, *, timeout_s: float) -> 
         return out
     finally:
         handle.kill()
+        for pipe in (handle.stdin, handle.stdout):  # read here, in this thread: ours to close
+            with contextlib.suppress(OSError):
+                pipe.close()
