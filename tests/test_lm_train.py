@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import torch
+from lm_support import small_args
 from swarm_envs.baselines.lm import train as T
 from swarm_envs.baselines.lm.engines import TransformersEngine
 from swarm_envs.baselines.lm.learner import Learner, PPOSettings
@@ -18,27 +19,6 @@ from swarm_envs.error import ConfigError
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     return build_tiny_model(tmp_path_factory.mktemp("tiny-lm"))
-
-
-def small_args(tiny, tmp_path, **kw) -> T.Args:
-    base = dict(
-        model=str(tiny),
-        task="calc",
-        num_agents=2,
-        num_envs=1,
-        episodes_per_update=1,
-        num_updates=2,
-        time_cap=8.0,
-        max_new_tokens=8,
-        max_prompt_tokens=1024,
-        learning_rate=1e-3,
-        ent_coef=0.01,  # a gradient even before any test passes
-        runs_dir=str(tmp_path / "runs"),
-        tensorboard=True,
-        env_kwargs={"time": {"output_token_s": 0.5}},
-    )
-    base.update(kw)
-    return T.Args(**base)
 
 
 def _weights(setup):

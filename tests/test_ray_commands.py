@@ -66,15 +66,9 @@ def tiny(tmp_path_factory):
 
 
 def lm_args(tiny, tmp_path, **kw):
-    from swarm_envs.baselines.lm.train import Args
+    from lm_support import small_args
 
-    base = dict(
-        model=str(tiny), task="calc", num_agents=2, num_envs=1, episodes_per_update=2,
-        num_updates=2, time_cap=8.0, max_new_tokens=8, max_prompt_tokens=1024,
-        learning_rate=1e-3, ent_coef=0.01, runs_dir=str(tmp_path / "runs"), tensorboard=False,
-        env_kwargs={"time": {"output_token_s": 0.5}},
-    )  # fmt: skip
-    return Args(**{**base, **kw})
+    return small_args(tiny, tmp_path, episodes_per_update=2, tensorboard=False, **kw)
 
 
 def test_the_lm_trainer_with_an_unreachable_address_fails_within_seconds(tiny, tmp_path, capsys):
