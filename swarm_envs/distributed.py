@@ -64,6 +64,10 @@ class TooManyWorkers(UserWarning):
     """More worker processes were asked for than the machine has cores."""
 
 
+class RayAddressIgnored(UserWarning):
+    """An address was given, but this process already runs with another Ray cluster."""
+
+
 class WorkerError(Error):
     """A worker (process or Ray actor) died, hung past its timeout, or could not start."""
 
@@ -336,7 +340,8 @@ def connect_ray(
     """Join the Ray cluster at `address`, or start a local one; returns the `ray` module.
 
     Does nothing when Ray is already initialised (tests and trainers call `ray.init`
-    themselves, e.g. `ray.init(num_cpus=2)`).
+    themselves, e.g. `ray.init(num_cpus=2)`); a `host:port` that is not that cluster's
+    then warns (`RayAddressIgnored`): a process joins one cluster at a time.
 
     Args:
         address: `"auto"` (a cluster started on this machine), `"host:port"`,
@@ -349,6 +354,7 @@ def connect_ray(
     """
     ray = _import_ray()
     if ray.is_initialized():
+        _check_joined(ray, address)
         return ray
     if address not in (None, "auto", "local"):
         _probe(address, timeout_s)
@@ -363,6 +369,46 @@ def connect_ray(
     except (ConnectionError, TimeoutError, RuntimeError) as e:
         raise RayUnavailable(f"ray_address={address!r}: cannot join the cluster: {e}") from None
     return ray
+
+
+def _check_joined(ray: Any, address: str | None) -> None:
+    """Warn when `address` names a cluster other than the one this process is in."""
+    wanted = _host_port(address) if address and not address.startswith("ray://") else None
+    if wanted is None:
+        return  # None, auto, local, or a Ray Client address: nothing to compare
+    try:
+        current = ray.get_runtime_context().gcs_address
+    except Exception:  # noqa: BLE001 - an older or a client runtime: cannot tell
+        return
+    joined = _host_port(current or "")
+    if joined is None or joined[1] != wanted[1] or not _same_host(joined[0], wanted[0]):
+        warnings.warn(
+            f"ray_address={address!r} ignored: this process already runs with the Ray "
+            f"cluster at {current}; call ray.shutdown() first to join another",
+            RayAddressIgnored,
+            stacklevel=3,
+        )
+
+
+def _same_host(a: str, b: str) -> bool:
+    """Whether two host names or addresses are one machine (loopback counts as this one)."""
+
+    def ip(host: str) -> str:
+        try:
+            return socket.gethostbyname(host)
+        except OSError:
+            return host
+
+    def here(addr: str) -> bool:  # an address of this machine is one a socket binds to
+        try:
+            with socket.socket() as sock:
+                sock.bind((addr, 0))
+            return True
+        except OSError:
+            return False
+
+    x, y = ip(a), ip(b)
+    return x == y or (here(x) and here(y))
 
 
 class _Served:

@@ -67,3 +67,18 @@ def test_rollout_workers_as_ray_actors(local_ray):
     assert all(r.ok for r in results), [r.error for r in results]
     assert [r.value.seed for r in results] == [0, 1, 2]
     assert all(isinstance(r.value, Trajectory) and r.value.tests_passed for r in results)
+
+
+def test_an_address_of_another_cluster_warns_once_ray_runs(local_ray):
+    import warnings
+
+    from swarm_envs.distributed import RayAddressIgnored
+
+    current = ray.get_runtime_context().gcs_address
+    host, _, port = current.rpartition(":")
+    with pytest.warns(RayAddressIgnored, match=r"ray_address='127.0.0.1:9' ignored: this proc"):
+        assert connect_ray("127.0.0.1:9") is ray
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the cluster it is in, by any of its names: silent
+        for same in (current, f"127.0.0.1:{port}", f"localhost:{port}", "auto", None):
+            assert connect_ray(same) is ray
