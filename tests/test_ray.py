@@ -42,13 +42,26 @@ def local_ray():
     ray.shutdown()
 
 
+def kill_actor(actor, timeout_s: float = 30.0) -> None:
+    """Kill an actor and wait until it is dead (`ray.kill` only asks for it)."""
+    ray.kill(actor, no_restart=True)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            ray.get(actor.ready.remote(), timeout=5)
+        except ray.exceptions.RayActorError:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the actor still answers {timeout_s} s after ray.kill")
+
+
 def test_vector_env_on_ray_actors_steps_and_survives_a_killed_actor(local_ray):
     with make_vec("calc", 2, vectorization_mode="ray", num_agents=1, time=TIME) as envs:
         obs, infos = envs.reset(seed=5)
         assert envs.seeds == [5, 6] and infos[1]["agent_0"]["tests_total"] > 0
         _, _, _, truncs, infos = envs.step([{"agent_0": LIST}, {"agent_0": LIST}])
         assert infos[0]["agent_0"]["time"] == 10.0 and truncs == [{"agent_0": False}] * 2
-        ray.kill(envs.hosts[0].actor, no_restart=True)
+        kill_actor(envs.hosts[0].actor)
         _, _, _, truncs, infos = envs.step([{"agent_0": LIST}, {"agent_0": LIST}])
         assert truncs[0] == {"agent_0": True} and infos[0]["agent_0"]["truncation"] == ENV_FAILED
         failure = infos[0]["agent_0"]["env_failure"]
