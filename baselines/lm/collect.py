@@ -35,9 +35,10 @@ class AdapterEngine:
         self.engine.sync_weights(model)
 
 
-def _engines_on(
+def engines_on(
     args: Args, policies: Mapping[str, Any], adapters: Mapping[str, str | None], tokenizer
 ) -> dict:
+    """Role -> a transformers engine on that role's policy (one engine per distinct policy)."""
     import torch
 
     cache: dict[int, TransformersEngine] = {}
@@ -71,7 +72,7 @@ def make_engines(args: Args, actors: Mapping[str, Any], tokenizer) -> dict:
         first = next(iter(actors.values()))
         engine.sync_weights(first.policy)
         return dict.fromkeys(actors, engine)
-    return _engines_on(
+    return engines_on(
         args,
         {r: a.policy for r, a in actors.items()},
         {r: a.adapter for r, a in actors.items()},
@@ -122,7 +123,7 @@ class AsyncCollection:
         for _ in range(args.rollout_workers):
             copies = snapshot(self._unique)
             policies = {r: copies[self._keys[r]] for r in roles}
-            engines = _engines_on(
+            engines = engines_on(
                 args, policies, {r: a.adapter for r, a in setup.actors.items()}, setup.tokenizer
             )
             env = swarm_envs.parallel_env(args.task, **env_config(args))

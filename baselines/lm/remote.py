@@ -90,7 +90,7 @@ _kept: dict[str, _Kept] = {}
 
 def _build(args: Args, roles: Sequence[str]) -> _Kept:
     import torch
-    from swarm_envs.baselines.lm.collect import _engines_on
+    from swarm_envs.baselines.lm.collect import engines_on
     from swarm_envs.baselines.lm.policy import load_tokenizer
     from swarm_envs.baselines.lm.train import build_actors
 
@@ -103,7 +103,7 @@ def _build(args: Args, roles: Sequence[str]) -> _Kept:
     for actor in actors.values():
         actor.eval()
     tokenizer = load_tokenizer(args.model)
-    engines = _engines_on(
+    engines = engines_on(
         sampling,
         {r: a.policy for r, a in actors.items()},
         {r: a.adapter for r, a in actors.items()},
