@@ -11,7 +11,6 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test
 
 import swarm_envs
-from swarm_envs.envs import menu as menu_mod
 from swarm_envs.envs.menu import MenuLayout, MenuParallelEnv, WorkMeter
 from swarm_envs.error import ConfigError, Error
 
