@@ -529,8 +529,8 @@ def values_task() -> pathlib.Path:
     return _values[0]
 
 
-def _task(name: str) -> str | pathlib.Path:
-    return values_task() if name == "shapes" else name
+def _task(name: str) -> str:
+    return str(values_task()) if name == "shapes" else name
 
 
 ATTACKS: list[Attack] = [
@@ -975,10 +975,7 @@ def play(attack: Attack, scorer: str, seed: int = 0, *, controls: bool = True) -
     controls_ok = True
     if before is not None and after is not None:
         row["control"] = f"{before['passed']}/{before['total']} {after['passed']}/{after['total']}"
-        controls_ok = all(
-            c["passed"] == c["total"] and not c["kinds"]  # type: ignore[comparison-overlap]
-            for c in (before, after)
-        )
+        controls_ok = all(c["passed"] == c["total"] and not c["kinds"] for c in (before, after))
     else:
         row["control"] = "-"
     kinds = set(row["kinds"])  # type: ignore[call-overload]
