@@ -925,6 +925,14 @@ def control(scorer: str, task: str = "calc", seed: int = 0) -> dict[str, object]
         env.close()
 
 
+def _control(scorer: str, task: str, seed: int) -> dict[str, object]:
+    """`control`, or its failure as a row that does not hold (a reset that raised)."""
+    try:
+        return control(scorer, task, seed)
+    except Exception as e:  # noqa: BLE001 - e.g. ScoringError: the attack damaged the harness
+        return {"passed": -1, "total": 0, "kinds": [f"raised {type(e).__name__}: {e}"[:300]]}
+
+
 def _attack(attack: Attack, scorer: str, seed: int, marker: str, row: dict) -> None:
     env = swarm_envs.parallel_env(_task(attack.task), num_agents=1, scorer=scorer, time_cap_s=1e6)
     try:
@@ -965,11 +973,11 @@ def play(attack: Attack, scorer: str, seed: int = 0, *, controls: bool = True) -
     row: dict[str, object] = {"attack": attack.name, "class": attack.cls, "scorer": scorer}
     marker = uuid.uuid4().hex[:12]
     t0 = time.perf_counter()
-    before = control(scorer, attack.task, seed) if controls else None
+    before = _control(scorer, attack.task, seed) if controls else None
     host = HostState.capture()
     _attack(attack, scorer, seed, marker, row)
     changes = host.changes(HostState.capture(), marker)
-    after = control(scorer, attack.task, seed) if controls else None
+    after = _control(scorer, attack.task, seed) if controls else None
     row["seconds"] = time.perf_counter() - t0
     row["host"] = changes
     controls_ok = True

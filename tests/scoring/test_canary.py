@@ -11,36 +11,22 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import pathlib
-import shutil
-import subprocess
-import sys
 import textwrap
 
 import pytest
-from swarm_envs.sandboxes import make_sandbox
 
 import swarm_envs
 from swarm_envs.error import ScoringError
+from swarm_envs.sandboxes import make_sandbox
 from swarm_envs.scoring import canary, harness
+
+from .venv_copy import copy_distributions, harness_venv, run_in
 
 PYTEST_VERSION = importlib.metadata.version("pytest")
 
 
-def _copy_of_pytest(
-    dest: pathlib.Path, dists: tuple[str, ...] = ("pytest",)
-) -> list[harness.HarnessFile]:
-    """pytest's installed files copied under `dest`, as harness files of the copy."""
-    for name in dists:  # every file, RECORD included
-        dist = importlib.metadata.distribution(name)
-        for f in dist.files or ():
-            if not f.as_posix().startswith("../") and f.suffix != ".pyc":
-                target = dest / f.as_posix()
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(str(dist.locate_file(f)), target)
-    return [
-        harness.HarnessFile(hf.distribution, hf.version, hf.rel, dest / hf.rel, hf.sha256)
-        for hf in harness.harness_files(dists)
-    ]
+def _copy_of_pytest(dest: pathlib.Path) -> list[harness.HarnessFile]:
+    return copy_distributions(dest, ("pytest",))
 
 
 def test_a_distribution_without_its_record_cannot_be_checked():
@@ -138,23 +124,7 @@ def test_judge_names_each_misjudged_outcome():
 
 
 def _venv(tmp_path: pathlib.Path, pth: str = "") -> tuple[pathlib.Path, pathlib.Path]:
-    """A new venv: a copy of pytest in its own site-packages, then the shared packages."""
-    root = tmp_path / "venv"
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, timeout=120
-    )
-    site = next(root.glob("lib/python*/site-packages"))
-    # The whole harness but swarm_envs: the guard trusts the packages of the venv's own
-    # site-packages, and pytest's dependencies must be among them.
-    _copy_of_pytest(site, tuple(d for d in harness.DISTRIBUTIONS if d != "swarm-envs"))
-    shared = [p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)]
-    # Added after the copy (addsitedir also runs the shared folders' .pth files: the
-    # editable install of swarm_envs), so the copy of pytest is the one imported.
-    lines = [f"import site; site.addsitedir({p!r})" for p in shared]
-    (site / "zz_shared.pth").write_text("\n".join(lines) + "\n")
-    if pth:
-        (site / "aa_patch.pth").write_text(pth + "\n")
-    return root / "bin" / "python", site
+    return harness_venv(tmp_path / "venv", pth)
 
 
 RESET = textwrap.dedent(
@@ -177,13 +147,7 @@ RESET = textwrap.dedent(
 
 
 def _reset_in(python: pathlib.Path, scorer: str) -> str:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    env["SWARM_ENVS_CACHE"] = "off"
-    out = subprocess.run(
-        [str(python), "-c", RESET, scorer], capture_output=True, text=True, timeout=600, env=env
-    )
-    assert out.returncode == 0, out.stderr[-3000:]
-    return out.stdout
+    return run_in(python, RESET, scorer)
 
 
 @pytest.mark.timeout(900)

@@ -11,9 +11,31 @@ runs in the slow suite and in benchmarks/redteam.py.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from swarm_envs.test.redteam import ATTACKS, BY_NAME, HostState, control, play
+
+from .venv_copy import harness_venv, run_in
+
+PLAY = (
+    "import json, sys\n"
+    "from swarm_envs.test.redteam import BY_NAME, play\n"
+    "print(json.dumps(play(BY_NAME[sys.argv[1]], sys.argv[2])))\n"
+)
+
+
+@pytest.fixture(scope="module")
+def own_venv(tmp_path_factory):
+    """A venv whose harness is a copy: where the host attacks play (see venv_copy).
+
+    An attack that escapes a weak sandbox damages this copy, which the host check sees,
+    and never the environment the suite runs in.
+    """
+    python, _ = harness_venv(tmp_path_factory.mktemp("redteam") / "venv")
+    return python
+
 
 REPRESENTATIVES = {
     "semantic: an always-equal object": "always_equal",
@@ -42,9 +64,13 @@ REPRESENTATIVES = {
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("scorer", ["fast", "subprocess"])
 @pytest.mark.parametrize("attack", sorted(REPRESENTATIVES), ids=lambda s: s.split(": ")[1])
-def test_attack_class_does_not_pay(attack, scorer):
+def test_attack_class_does_not_pay(attack, scorer, request):
     a = BY_NAME[REPRESENTATIVES[attack]]
-    row = play(a, scorer)
+    if a.cls == "host":
+        python = request.getfixturevalue("own_venv")
+        row = json.loads(run_in(python, PLAY, a.name, scorer).strip().splitlines()[-1])
+    else:
+        row = play(a, scorer)
     assert not row["raised"], row
     assert row["passed"] <= a.allowed, row
     assert row["host"] == [], row
