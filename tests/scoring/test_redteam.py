@@ -26,14 +26,14 @@ PLAY = (
 )
 
 
-@pytest.fixture(scope="module")
-def own_venv(tmp_path_factory):
-    """A venv whose harness is a copy: where the host attacks play (see venv_copy).
+@pytest.fixture
+def own_venv(tmp_path):
+    """A venv whose harness is a copy: where a host attack plays (see venv_copy).
 
     An attack that escapes a weak sandbox damages this copy, which the host check sees,
-    and never the environment the suite runs in.
+    and never the environment the suite runs in; each attack gets a fresh one.
     """
-    python, _ = harness_venv(tmp_path_factory.mktemp("redteam") / "venv")
+    python, _ = harness_venv(tmp_path / "venv")
     return python
 
 
