@@ -499,7 +499,8 @@ def strict_in(  # noqa: ANN201
     """`a in c`, where neither a lying element nor a lying container can pass.
 
     A container of the workspace whose `__contains__` says yes must also yield an equal
-    element when iterated (where it can be iterated without being consumed).
+    element when iterated (where it can be iterated without being consumed), if it yields
+    nothing at all or values of the asked value's type.
     """
     tc = _type(c)
     if tc in _sequences:
@@ -513,7 +514,14 @@ def strict_in(  # noqa: ANN201
         if a not in c:
             return False
         items = _items(c)
-        if items is not None and not _any(_strict_eq(a, e) for e in items):
+        # Judged where iterating shows what it holds: nothing at all, or values of the
+        # asked value's type. A container of intervals holds numbers it never yields.
+        ta = _type(a)
+        if (
+            items is not None
+            and (not items or _any(_type(e) is ta for e in items))
+            and not _any(_strict_eq(a, e) for e in items)
+        ):
             _flag(
                 f"a container of type {_tname(tc)} claims to contain a value that iterating "
                 "it never yields",
