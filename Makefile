@@ -10,7 +10,7 @@ DEV    := $(VENV)/.dev-$(HASH)
 BENCH  := $(VENV)/.bench-$(HASH)
 DOCKER := $(VENV)/.docker-tools
 
-.PHONY: demo test test-slow test-all lint layout bench clean
+.PHONY: demo test test-slow test-all test-pytest-range lint layout bench clean
 
 # $(call need,COMMAND,DEBIAN PACKAGE,what is lost without it): install the package when the
 # command is missing and this is root with apt; otherwise say what is lost, and go on.
@@ -61,6 +61,19 @@ test-slow: $(DEV) $(DOCKER)
 
 # What CI runs (.ci/run): the architecture checked first, then both suites.
 test-all: lint test test-slow
+
+# The scoring and red-team tests (tests/scoring) at both ends of the pytest range that
+# pyproject.toml pins (swarm_envs.scoring.harness.PYTEST_RANGE), each in a virtual
+# environment of its own under build/: the integrity guard relies on pytest internals.
+PYTEST_ENDS ?= 8.0.2 9.2.0
+test-pytest-range:
+	@for v in $(PYTEST_ENDS); do \
+	  echo "== pytest $$v"; \
+	  test -x build/pytest-$$v/bin/python || $(PYTHON) -m venv build/pytest-$$v || exit 1; \
+	  build/pytest-$$v/bin/pip install -q -e '.[docker]' "pytest==$$v" \
+	    "pytest-timeout>=2.2" "hypothesis>=6.90" || exit 1; \
+	  build/pytest-$$v/bin/python -m pytest -q -m "not slow" tests/scoring || exit 1; \
+	done
 
 lint: $(DEV) layout
 	$(VENV)/bin/ruff check swarm_envs sandboxes baselines benchmarks tests

@@ -82,20 +82,25 @@ def _validate(
         rep.problems.append("no tests were collected from the reference solution")
         return
 
-    def run_all(files: dict[str, bytes], rotate: int = 0, held_out: bool = False) -> TestReport:
+    def run_all(
+        files: dict[str, bytes], rotate: int = 0, held_out: bool = False, fresh: bool = False
+    ) -> TestReport:
         if pool is not None:
-            return pool.run_all(files, rotate=rotate, held_out=held_out)
-        return runners[rotate % len(runners)].run(files, held_out=held_out)
+            return pool.run_all(files, rotate=rotate, held_out=held_out, fresh=fresh)
+        return runners[rotate % len(runners)].run(files, held_out=held_out, fresh=fresh)
 
     solution = task.solution_files()
-    ref = run_all(solution, held_out=True)  # held-out tests must pass too
+    # The reference is judged by runs made now, never by an outcome from a cache (in this
+    # process or on disk): an entry of a damaged harness must not make a task invalid,
+    # nor a valid one of a task that is not. Held-out tests must pass too.
+    ref = run_all(solution, held_out=True, fresh=True)
     if ref.verdict != "ok":
         rep.problems.append(f"reference: no verdict ({ref.error})")
         return
     rep.problems += reference_problems(ref.per_test, ref.failures)
     # Determinism: a second, uncached run of the same files, each test in other worker
     # processes than the first time (ids that differ between processes show up too).
-    again = run_all({**solution, "validation_nonce.txt": b"1"}, rotate=1, held_out=True)
+    again = run_all({**solution, "validation_nonce.txt": b"1"}, rotate=1, held_out=True, fresh=True)
     if again.cached:
         rep.problems.append("internal: the determinism re-run was served from the cache")
     if again.per_test != ref.per_test:

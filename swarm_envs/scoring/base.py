@@ -13,6 +13,7 @@ from swarm_envs.error import ActionError, SandboxError, ScoringError
 from swarm_envs.sandboxes.base import Sandbox
 from swarm_envs.task import Task
 
+from . import canary
 from .collection import Collection, collect_test_ids
 from .disk import DiskCache, trusted
 from .report import TestReport, no_verdict, over_quota, select_tests, unmatched_failures
@@ -34,11 +35,16 @@ class Scorer(abc.ABC):
     """
 
     kind: str = "?"
+    #: the worker mode this scorer runs tests in (the canary is scored the same way)
+    worker_mode: str = "once"
 
     def __init__(self, task: Task, sandbox: Sandbox, *, quota: object | None = None):
         self.task = task
         self.sandbox = sandbox
         self._closed = False
+        # A damaged harness raises here, before anything is scored (never a zero); the
+        # canary project is scored meanwhile, and the first report waits for its verdict.
+        self._canary: canary.Check | None = canary.start(sandbox, self.worker_mode)
         # Results on disk are trusted only where agents' commands cannot reach them.
         self.disk = DiskCache.default() if trusted(sandbox.protections) else None
         self._collection: Collection | None = None
@@ -48,7 +54,11 @@ class Scorer(abc.ABC):
         self._snap_lock = threading.Lock()
 
     def evaluate(
-        self, selection: Sequence[str] | None = None, *, held_out: bool = False
+        self,
+        selection: Sequence[str] | None = None,
+        *,
+        held_out: bool = False,
+        fresh: bool = False,
     ) -> TestReport:
         """Run (or look up) the selected canonical tests on the workspace's current source.
 
@@ -58,11 +68,20 @@ class Scorer(abc.ABC):
                 Entries that match no visible test are reported in `failures`.
             held_out: also run every held-out test (reported in `TestReport.held_out`).
                 Never for output an agent sees.
+            fresh: run every selected test now, reading no cached outcome (in this
+                process or on disk); what validation judges a reference by.
 
         Returns:
             A `TestReport`; never raises for anything the code under test does.
+
+        Raises:
+            ScoringError: at the first evaluation, the scorer misjudged its canary project
+                (`canary`): the harness is broken, and no score of it is a score.
         """
         start = time.monotonic()
+        if self._canary is not None:
+            canary.wait(self._canary, self.sandbox, self.worker_mode)  # raises: never a 0
+            self._canary = None
         selected, unmatched = select_tests(self.collection.ids, selection)
         if held_out:
             selected += self.collection.held_out
@@ -71,7 +90,7 @@ class Scorer(abc.ABC):
             if self._closed:
                 return no_verdict(selected, "the scorer is closed", start)
             try:
-                report = self._evaluate(selected, unmatched, start)
+                report = self._evaluate(selected, unmatched, start, fresh=fresh)
             except OverQuota as e:
                 report = over_quota(selected, str(e), start)
             except (ScoringError, SandboxError) as e:
@@ -136,8 +155,13 @@ class Scorer(abc.ABC):
         )
 
     @abc.abstractmethod
-    def _evaluate(self, selected: list[str], unmatched: list[str], start: float) -> TestReport:
-        """Evaluate `selected` (canonical ids in suite order); may raise `ScoringError`."""
+    def _evaluate(
+        self, selected: list[str], unmatched: list[str], start: float, *, fresh: bool = False
+    ) -> TestReport:
+        """Evaluate `selected` (canonical ids in suite order); may raise `ScoringError`.
+
+        `fresh`: read no cached outcome (every selected test runs).
+        """
 
     @property
     def collection(self) -> Collection:

@@ -73,9 +73,13 @@ def install_worker(host: ScoringHost, task: Task) -> None:
     )
 
 
-def worker_argv(host: ScoringHost, mode: str) -> list[str]:
-    """The command line that starts the worker in `mode` inside the sandbox."""
-    return [host.python, "-I", "-B", f"{host.inside_dir}/bin/run.py", mode]
+def worker_argv(host: ScoringHost, mode: str, *, bin_dir: str = "bin") -> list[str]:
+    """The command line that starts the worker in `mode` inside the sandbox.
+
+    `bin_dir`: the folder of the scoring area the worker was installed in (the canary
+    project has its own, `canary.BIN`).
+    """
+    return [host.python, "-I", "-B", f"{host.inside_dir}/{bin_dir}/run.py", mode]
 
 
 def ini_path(host: ScoringHost) -> str:
@@ -131,15 +135,24 @@ def send(handle: WorkerHandle, message: dict, *, close: bool = False) -> None:
         handle.stdin.close()
 
 
-def run_once(host: ScoringHost, mode: str, hello: dict, *, timeout_s: float) -> list[dict]:
+def run_once(
+    host: ScoringHost,
+    mode: str,
+    hello: dict,
+    *,
+    timeout_s: float,
+    bin_dir: str = "bin",
+    ini: str | None = None,
+) -> list[dict]:
     """Run the worker in `once`/`collect` mode and return its records (until EOF/timeout).
 
-    A run cut off at `timeout_s` ends with a `{"ev": "host_timeout"}` record.
+    A run cut off at `timeout_s` ends with a `{"ev": "host_timeout"}` record. `bin_dir`
+    and `ini`: where the worker and its pytest configuration are (default: the task's).
     """
-    handle = host.start_worker(worker_argv(host, mode))
+    handle = host.start_worker(worker_argv(host, mode, bin_dir=bin_dir))
     try:
         try:
-            send(handle, {**hello, "ini": ini_path(host)}, close=True)
+            send(handle, {**hello, "ini": ini or ini_path(host)}, close=True)
         except OSError:
             pass
         ch = Channel(handle)

@@ -8,11 +8,12 @@ on content, so a new process, a vector env's worker or a Ray actor finds them he
 What makes an entry safe to trust:
 
 - **Keys come from the host.** Every key is a digest of content the host read itself:
-  every file of the task folder, the versions of Python and pytest, the scorer's own
-  source (`HOST_KEY`), and for outcomes the workspace snapshot's file digests and the
-  selection. Nothing a test process reports is part of a key, so an entry can only be
-  found for the exact content it was made from, and cannot raise the score of anything
-  else.
+  every file of the task folder, the version of Python, the digest of every installed
+  file of pytest, pluggy and the scorer (`harness.digest`, checked against their wheels),
+  the scorer's own source (`host_key`), and for outcomes the workspace snapshot's file
+  digests and the selection. Nothing a test process reports is part of a key, so an
+  entry can only be found for the exact content it was made from, and cannot raise the
+  score of anything else.
 - **The folder is the host's.** It is created with mode 0700; one owned by someone else,
   or open to group or others, is not used. Scorers use it only where the sandbox
   keeps agents' commands away from the host user's files (`filesystem_view` or
@@ -32,7 +33,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib.metadata
 import json
 import logging
 import os
@@ -47,6 +47,8 @@ from typing import Any
 
 from swarm_envs import cache
 from swarm_envs.sandboxes.base import Sandbox
+
+from . import harness
 
 logger = logging.getLogger("swarm_envs.scoring")
 
@@ -89,32 +91,39 @@ def _tree(root: pathlib.Path, skip_dirs: tuple[str, ...] = ("__pycache__",)) -> 
     return out
 
 
-def _host_key() -> str:
+def _host_key(digest: str) -> str:
     scorer = pathlib.Path(__file__).resolve().parent
-    try:
-        pytest = importlib.metadata.version("pytest")  # without importing it (0.3 s)
-    except importlib.metadata.PackageNotFoundError:
-        pytest = "none"
+    # Every installed file of pytest, pluggy and the scorer, checked against their wheels
+    # (a damaged harness raises here): an entry made with another harness of the same
+    # version numbers is never found.
     return _hash(
         [
             f"format {FORMAT}".encode(),
             sys.version.encode(),
             sys.implementation.cache_tag.encode(),
-            f"pytest {pytest}".encode(),
+            f"harness {digest}".encode(),
             *_tree(scorer),
         ]
     )
 
 
-_host_key_cache: list[str] = []
+_host_key_cache: list[tuple[str, str]] = []
 
 
 def host_key() -> str:
-    """Python, pytest and the scorer's own source (what decides outcomes besides content)."""
+    """Python, the harness and the scorer's own source (what decides outcomes besides content).
+
+    The harness's files are checked again at each call (a stat of each, see
+    `harness.verify`); the key itself is computed once per process.
+
+    Raises:
+        ScoringError: a file of the harness differs from its wheel.
+    """
+    digest = harness.verify()
     with _lock:
-        if not _host_key_cache:
-            _host_key_cache.append(_host_key())
-        return _host_key_cache[0]
+        if not _host_key_cache or _host_key_cache[0][0] != digest:
+            _host_key_cache[:] = [(digest, _host_key(digest))]
+        return _host_key_cache[0][1]
 
 
 def task_key(root: pathlib.Path) -> str:

@@ -66,6 +66,7 @@ class FastScorer(Scorer):
     """
 
     kind = "fast"
+    worker_mode = "serve"
 
     def __init__(
         self,
@@ -221,17 +222,19 @@ class FastScorer(Scorer):
 
     # -------------------------------------------------------------------- evaluate
 
-    def _evaluate(self, selected: list[str], unmatched: list[str], start: float) -> TestReport:
+    def _evaluate(
+        self, selected: list[str], unmatched: list[str], start: float, *, fresh: bool = False
+    ) -> TestReport:
         sel_key = tuple(selected)
         self._settle()
         with self._lock:
             files = self.take_snapshot()
             last = self._last
-            if last is not None and last[0] == files and last[1] == sel_key:
+            if not fresh and last is not None and last[0] == files and last[1] == sel_key:
                 return replace(last[2], wall_s=time.monotonic() - start, cached=True, ran=0)
             blobs = self.snapshot.contents(files)
             first, self._evaluated = not self._evaluated, True
-            dkey = self._disk_key(files, selected) if first and self.disk else ""
+            dkey = self._disk_key(files, selected) if first and self.disk and not fresh else ""
             stored = self._from_disk(dkey, files, blobs, selected) if dkey else None
             if stored is not None:
                 return self._report(files, selected, unmatched, *stored, 0, start)
@@ -244,7 +247,7 @@ class FastScorer(Scorer):
             findings: list[dict[str, str]] = []
             missing: dict[str, list[str]] = {}
             for tf, nids in by_file.items():
-                have, found = self._lookup(tf, keyer, set(nids))
+                have, found = self._lookup(tf, keyer, set(nids)) if not fresh else ({}, [])
                 findings.extend(found)
                 for n in nids:
                     if n in have:

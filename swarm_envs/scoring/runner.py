@@ -82,10 +82,12 @@ class ProjectRunner:
         selection: Sequence[str] | None = None,
         *,
         held_out: bool = False,
+        fresh: bool = False,
     ) -> TestReport:
         """A `TestReport` of `selection` (default: every visible test) on the project `files`.
 
         `held_out`: run the task's held-out tests too (reported in `TestReport.held_out`).
+        `fresh`: run every test now, reading no cached outcome (`Scorer.evaluate`).
         """
         root = self.sandbox.root
         for child in list(root.iterdir()):
@@ -94,7 +96,7 @@ class ProjectRunner:
             else:
                 child.unlink()
         self.task.materialize(root, files)
-        return self.scorer.evaluate(selection, held_out=held_out)
+        return self.scorer.evaluate(selection, held_out=held_out, fresh=fresh)
 
     def test_ids(self) -> list[str]:
         """The visible canonical node ids."""
@@ -168,12 +170,14 @@ class RunnerPool:
         *,
         rotate: int = 0,
         held_out: bool = False,
+        fresh: bool = False,
     ) -> TestReport:
         """One `TestReport` of `selection` (default: every visible test), split over the runners.
 
         The tests are split by test file into one part per runner; `rotate` shifts which
         runner gets which part (a re-run with `rotate=1` runs every test in other processes).
-        `held_out`: the held-out tests run too, with the first part.
+        `held_out`: the held-out tests run too, with the first part. `fresh`: no cached
+        outcome is read (`Scorer.evaluate`).
         """
         ids, _ = select_tests(self.runners[0].test_ids(), selection)
         by_file: dict[str, list[str]] = {}
@@ -186,11 +190,15 @@ class RunnerPool:
         jobs = [(i, parts[(i + rotate) % n]) for i in range(n) if parts[(i + rotate) % n]]
         if len(jobs) < 2:
             runner = self.runners[rotate % n]
-            return runner.run(files, list(selection) if selection else None, held_out=held_out)
+            return runner.run(
+                files, list(selection) if selection else None, held_out=held_out, fresh=fresh
+            )
         first = jobs[0][0]
 
         def run(runner: ProjectRunner, part: list[str]) -> TestReport:
-            return runner.run(files, part, held_out=held_out and runner is self.runners[first])
+            return runner.run(
+                files, part, held_out=held_out and runner is self.runners[first], fresh=fresh
+            )
 
         reports = self.imap_each(run, jobs)
         per_test: dict[str, bool] = {}

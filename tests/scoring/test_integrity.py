@@ -67,8 +67,21 @@ class Point:
 class Loose:
     x: int
 
-    def __eq__(self, other):  # a hand-written equality is the class's own business
+    def __eq__(self, other):  # equal to any Loose: a lie that the states contradict
         return isinstance(other, Loose)
+
+
+class Ratio:
+    """An honest equality that normalises: 1/2 == 2/4 (the states differ, __eq__ reads them)."""
+
+    def __init__(self, n, d):
+        self.n, self.d = n, d
+        self._cached = None
+
+    def __eq__(self, other):
+        return isinstance(other, Ratio) and self.n * other.d == other.n * self.d
+
+    __hash__ = None
 
 
 class Box:
@@ -93,7 +106,9 @@ def test_strict_eq_agrees_with_eq_on_honest_values(findings):
         (Fraction(1, 2), 0.5),
         (Point(1), Point(1)),
         (Point(1), Point(2)),
-        (Loose(1), Loose(2)),
+        (Loose(1), Loose(1)),
+        (Ratio(1, 2), Ratio(2, 4)),
+        (Ratio(1, 2), Ratio(1, 3)),
         ([nan], [nan]),
         (None, 0),
         (b"x", b"x"),
@@ -114,6 +129,12 @@ def test_strict_eq_rejects_liars_and_reports_them(findings):
     assert not h.strict_eq(IntsAndLists(), 7) and not h.strict_eq(IntsAndLists(), [1])
     assert not h.strict_eq(Point(AlwaysEqual()), Point(1))
     assert len(findings) >= 6 and all(kind == "always_equal" for kind, _ in findings)
+    # Equal to any instance of its class (so a fresh object() does not catch it): the two
+    # objects' states differ and __eq__ reads none of the fields they differ in.
+    findings.clear()
+    assert not h.strict_eq(Loose(1), Loose(2))
+    assert not h.strict_eq([Loose(1)], [Loose(2)])
+    assert [kind for kind, _ in findings] == ["lying_dunder", "lying_dunder"]
     # A subclass of a built-in type is compared by its value, not by its methods.
 
     class Shouting(str):

@@ -38,7 +38,9 @@ FINDING_EVENT = "swarm_envs.finding"
 PARAM = "__swarm__"
 _RT = "@swarm_rt"
 _H = "@swarm_h"
-DONE, EQ, NE, IN, NOT_IN, RAISED, NOT_RAISED, CALL_RAISES = range(8)
+DONE, EQ, NE, IN, NOT_IN, RAISED, NOT_RAISED, CALL_RAISES, TRUTH = range(9)
+#: the finding of a dunder method of the workspace that its object's state contradicts
+LYING = "lying_dunder"
 
 #: code from these places defines types whose `__eq__` is trusted
 TRUSTED_PREFIXES: tuple[str, ...] = tuple(
@@ -55,7 +57,8 @@ TRUSTED_PREFIXES: tuple[str, ...] = tuple(
 ) + ("<frozen ",)
 
 #: the builtins of canonical code: a copy taken before any code under test ran (a real dict:
-#: the interpreter's import machinery requires one; the guard checks it is unchanged)
+#: the interpreter's import machinery requires one; the guard checks it is unchanged);
+#: its `len` is `strict_len` (set below, once defined)
 BUILTINS = dict(builtins.__dict__)
 
 _EXACT_SCALARS = frozenset({int, float, complex, str, bytes, bool, type(None)})
@@ -105,8 +108,8 @@ def _says_true(thunk, _bool=bool):  # noqa: ANN001, ANN202
         return False
 
 
-def _flag(detail, _audit=sys.audit, _event=FINDING_EVENT):  # noqa: ANN001, ANN202
-    _audit(_event, "always_equal", detail)
+def _flag(detail, kind="always_equal", _audit=sys.audit, _event=FINDING_EVENT):  # noqa: ANN001, ANN202
+    _audit(_event, kind, detail)
 
 
 def _probe(x, _object=object, _says_true=_says_true):  # noqa: ANN001, ANN202
@@ -141,6 +144,7 @@ def _other(v, _type=type, _float=float, _object=object):  # noqa: ANN001, ANN202
 def _canon(  # noqa: ANN202, C901 - one case per built-in kind
     x,  # noqa: ANN001
     depth=0,  # noqa: ANN001
+    found=None,  # noqa: ANN001
     _type=type,
     _isinstance=isinstance,
     _exact=_EXACT_SCALARS,
@@ -170,7 +174,11 @@ def _canon(  # noqa: ANN202, C901 - one case per built-in kind
     _fn=types.FunctionType,
     _code_of=_code_of,
 ):
-    """`x` as built-in values where it is one (user subclasses lose their methods)."""
+    """`x` as built-in values where it is one (user subclasses lose their methods).
+
+    `found`: a list that collects the objects whose own `__eq__` (the workspace's) will
+    decide the comparison, for `_contradiction` to judge.
+    """
     t = _type(x)
     if t in _exact or depth > 64:
         return x
@@ -192,17 +200,19 @@ def _canon(  # noqa: ANN202, C901 - one case per built-in kind
     if _isinstance(x, bytes):
         return _bytes(_mv(x)) if lies else x
     if _isinstance(x, tuple):
-        return _tuple(_canon(e, d) for e in _tuple_iter(x)) if lies or t is tuple else x
+        return _tuple(_canon(e, d, found) for e in _tuple_iter(x)) if lies or t is tuple else x
     if _isinstance(x, list):
-        return _list(_canon(e, d) for e in _list_iter(x)) if lies or t is list else x
+        return _list(_canon(e, d, found) for e in _list_iter(x)) if lies or t is list else x
     if _isinstance(x, dict):
         if lies or t is dict:
-            return {_canon(k, d): _canon(v, d) for k, v in _dict_items(x)}
+            return {_canon(k, d, found): _canon(v, d, found) for k, v in _dict_items(x)}
         return x
     if _isinstance(x, frozenset):
-        return _frozenset(_canon(e, d) for e in _fset_iter(x)) if lies or t is frozenset else x
+        if lies or t is frozenset:
+            return _frozenset(_canon(e, d, found) for e in _fset_iter(x))
+        return x
     if _isinstance(x, set):
-        return _set(_canon(e, d) for e in _set_iter(x)) if lies or t is set else x
+        return _set(_canon(e, d, found) for e in _set_iter(x)) if lies or t is set else x
     fields = _lookup(t, "__dataclass_fields__")
     params = _lookup(t, "__dataclass_params__")
     eq = _lookup(t, "__eq__")
@@ -210,14 +220,220 @@ def _canon(  # noqa: ANN202, C901 - one case per built-in kind
     if generated and _getattr(params, "eq", False) and _type(fields) is _dict:
         try:
             values = _tuple(
-                _canon(_getattr(x, name), d)
+                _canon(_getattr(x, name), d, found)
                 for name, f in fields.items()
                 if _getattr(f, "compare", True)
             )
         except Exception:  # noqa: BLE001 - compare as Python would
             return x
         return (_mark, t, values)
+    if lies and found is not None:
+        found.append(x)
     return x
+
+
+_getset = types.GetSetDescriptorType
+_member = types.MemberDescriptorType
+_object_new = object.__new__
+#: objects `_contradiction` looks at in one comparison before it gives up (no verdict)
+_BUDGET = 2_000
+#: fields of one object it mutates to see whether `__eq__` reads them
+_MAX_PROBES = 8
+
+
+def _state(  # noqa: ANN202
+    x,  # noqa: ANN001
+    _type=type,
+    _mro=_mro,
+    _tdict=_tdict,
+    _getset=_getset,
+    _member=_member,
+    _isinstance=isinstance,
+    _dict=dict,
+    _str=str,
+    _tuple=tuple,
+):
+    """`x`'s instance state as {name: value} (its `__dict__` and slots), None if hidden.
+
+    Read through the interpreter's own descriptors, never through the class's code: a
+    class that defines `__dict__` itself hides its state (None).
+    """
+    out = {}
+    for k in _mro(_type(x)):
+        td = _tdict(k)
+        dd = td.get("__dict__")
+        if dd is not None and "__dict__" not in out:
+            if not _isinstance(dd, _getset):
+                return None
+            d = dd.__get__(x)
+            if _type(d) is not _dict:
+                return None
+            out["__dict__"] = d
+        slots = td.get("__slots__", ())
+        for name in (slots,) if _type(slots) is _str else slots:
+            m = td.get(name)
+            if _isinstance(m, _member):
+                try:
+                    out[name] = m.__get__(x)
+                except AttributeError:
+                    pass
+    state = _dict(out.pop("__dict__", {}))
+    state.update(out)
+    return state
+
+
+def _with(  # noqa: ANN202
+    x,  # noqa: ANN001
+    name,  # noqa: ANN001
+    value,  # noqa: ANN001
+    _type=type,
+    _new=_object_new,
+    _lookup=_lookup,
+    _getset=_getset,
+    _member=_member,
+    _isinstance=isinstance,
+    _state=_state,
+):
+    """A blank instance of `x`'s class holding `x`'s state with `name` set to `value`.
+
+    Made without running any code of the class (`object.__new__`, the interpreter's
+    descriptors); None where that cannot be done.
+    """
+    t = _type(x)
+    state = _state(x)
+    dd = _lookup(t, "__dict__")
+    if state is None:
+        return None
+    try:
+        y = _new(t)
+    except TypeError:
+        return None
+    for key, v in (*state.items(), (name, value)):
+        m = _lookup(t, key) if _type(key) is str else None
+        if _isinstance(m, _member):
+            m.__set__(y, v)
+        elif _isinstance(dd, _getset):
+            dd.__get__(y)[key] = v
+        else:
+            return None
+    return y
+
+
+#: elements `_items` reads before it gives up (no verdict)
+_MAX_ITEMS = 10_000
+
+
+def _items(  # noqa: ANN202
+    c,  # noqa: ANN001
+    _lookup=_lookup,
+    _type=type,
+    _iter=iter,
+    _next=next,
+    _max=_MAX_ITEMS,
+):
+    """The elements of `c` if it can be iterated without consuming it, else None.
+
+    An iterator (`iter(c) is c`) would lose what the test reads next: not judged.
+    """
+    if _lookup(_type(c), "__iter__") is None:
+        return None
+    try:
+        it = _iter(c)
+        if it is c:
+            return None
+        out = []
+        for _ in range(_max + 1):
+            try:
+                out.append(_next(it))
+            except StopIteration:
+                return out
+    except Exception:  # noqa: BLE001 - a container that cannot be iterated is not judged
+        return None
+    return None  # too many to judge
+
+
+def _contradiction(  # noqa: ANN202, C901 - one case per kind of value
+    a,  # noqa: ANN001
+    b,  # noqa: ANN001
+    depth,  # noqa: ANN001
+    budget,  # noqa: ANN001
+    _type=type,
+    _exact=_EXACT_SCALARS,
+    _untrusted=_untrusted,
+    _state=_state,
+    _with=_with,
+    _other=_other,
+    _says_true=_says_true,
+    _tname=_tname,
+    _len=len,
+    _list_iter=list.__iter__,
+    _tuple_iter=tuple.__iter__,
+    _dict_items=dict.items,
+    _sorted=sorted,
+    _str=str,
+    _zip=zip,
+    _isinstance=isinstance,
+    _max=_MAX_PROBES,
+):
+    """Why the claimed equality of `a` and `b` is a lie, or "" (honest, or not judged).
+
+    Walks both values in parallel: lists and tuples element by element, dicts by key, and
+    objects of the same class whose `__eq__` is the workspace's field by field. Such a pair
+    that `__eq__` calls equal although their states differ is a lie when `__eq__` ignores
+    every field they differ in: `a` with any one of those fields changed (to a value of
+    another kind, `_other`) is still called equal. An honest `__eq__` that normalises
+    (a fraction 1/2 == 2/4, a case-insensitive name) reads the fields it compares, and a
+    field that is None on one side (a cache not yet filled) is not counted.
+    """
+    budget[0] -= 1
+    if budget[0] < 0 or depth > 32:
+        return ""
+    ta, tb = _type(a), _type(b)
+    if ta in _exact or tb in _exact:
+        return ""
+    d = depth + 1
+    if (ta is list and tb is list) or (ta is tuple and tb is tuple):
+        it = _list_iter if ta is list else _tuple_iter
+        if _len(a) != _len(b):
+            return ""
+        for x, y in _zip(it(a), it(b)):
+            why = _contradiction(x, y, d, budget)
+            if why:
+                return why
+        return ""
+    if ta is dict and tb is dict:
+        for k, v in _dict_items(a):
+            if k in b:
+                why = _contradiction(v, b[k], d, budget)
+                if why:
+                    return why
+        return ""
+    if ta is not tb or not _untrusted(a):
+        return ""
+    sa, sb = _state(a), _state(b)
+    if sa is None or sb is None:
+        return ""
+    differ = [
+        k
+        for k in _sorted(set(sa) | set(sb), key=_str)
+        if (k in sa) != (k in sb) or not _says_true(lambda k=k: sa[k] == sb[k])
+    ]
+    for k in differ:  # the fields they share may hide a lie one level down
+        if k in sa and k in sb:
+            why = _contradiction(sa[k], sb[k], d, budget)
+            if why:
+                return why
+    judged = [k for k in differ if sa.get(k) is not None and sb.get(k) is not None]
+    if not judged:
+        return ""
+    for k in judged[:_max]:
+        probe = _with(a, k, _other(sa[k]))
+        if probe is None or not _says_true(lambda probe=probe: a == probe):
+            return ""  # `__eq__` reads this field: an honest (if partial) comparison
+    return (
+        f"objects of type {_tname(ta)} claim to be equal although their "
+        f"{', '.join(_str(k) for k in judged[:3])} differ, and its __eq__ reads none of them"
+    )
 
 
 def strict_eq(  # noqa: ANN201
@@ -233,7 +449,11 @@ def strict_eq(  # noqa: ANN201
     _tname=_tname,
     _containers=(list, tuple, dict, set, frozenset),
 ):
-    """`a == b` that an always-equal object, or a lying subclass, cannot pass."""
+    """`a == b` that an always-equal object, or a lying subclass, cannot pass.
+
+    Where the workspace's own `__eq__` decides (a class of the project), a claimed
+    equality that the two objects' states contradict is flagged (`_contradiction`).
+    """
     ta, tb = _type(a), _type(b)
     if ta in _exact and tb in _exact:
         return a == b
@@ -243,8 +463,15 @@ def strict_eq(  # noqa: ANN201
             if _says_true(lambda x=x, y=y: x == y) and _says_true(lambda x=x, alt=alt: x == alt):
                 _flag(f"an object of type {_tname(tx)} claims to equal two different values")
                 return False
-    ca, cb = _canon(a), _canon(b)
-    return ca == cb
+    found = []
+    ca, cb = _canon(a, 0, found), _canon(b, 0, found)
+    result = ca == cb
+    if result and found:
+        why = _contradiction(a, b, 0, [_BUDGET])
+        if why:
+            _flag(why, LYING)
+            return False
+    return result
 
 
 def strict_ne(a, b, _strict_eq=strict_eq):  # noqa: ANN001, ANN201
@@ -267,16 +494,41 @@ def strict_in(  # noqa: ANN201
     _hashed=(set, frozenset, dict, str, bytes, bytearray, range),
     _any=any,
     _mark=_DC_MARK,
+    _items=_items,
 ):
-    """`a in c`, where neither a lying element nor a lying container can pass."""
+    """`a in c`, where neither a lying element nor a lying container can pass.
+
+    A container of the workspace whose `__contains__` says yes must also yield an equal
+    element when iterated (where it can be iterated without being consumed), if it yields
+    nothing at all or values of the asked value's type.
+    """
     tc = _type(c)
     if tc in _sequences:
         return _any(_strict_eq(a, e) for e in c)
     if _canon(a) is _mark:  # a lying element (flagged)
         return False
-    if tc not in _hashed and _untrusted(c, "__contains__") and _says_true(lambda: _object() in c):
-        _flag(f"a container of type {_tname(tc)} claims to contain a fresh object()")
-        return False
+    if tc not in _hashed and _untrusted(c, "__contains__"):
+        if _says_true(lambda: _object() in c):
+            _flag(f"a container of type {_tname(tc)} claims to contain a fresh object()")
+            return False
+        if a not in c:
+            return False
+        items = _items(c)
+        # Judged where iterating shows what it holds: nothing at all, or values of the
+        # asked value's type. A container of intervals holds numbers it never yields.
+        ta = _type(a)
+        if (
+            items is not None
+            and (not items or _any(_type(e) is ta for e in items))
+            and not _any(_strict_eq(a, e) for e in items)
+        ):
+            _flag(
+                f"a container of type {_tname(tc)} claims to contain a value that iterating "
+                "it never yields",
+                LYING,
+            )
+            return False
+        return True
     return a in c
 
 
@@ -338,6 +590,52 @@ def call_raises(expected, func, args, kwargs, _raised=raised, _not_raised=not_ra
     return _not_raised(expected)
 
 
+def strict_len(  # noqa: ANN201
+    x,  # noqa: ANN001
+    _len=len,
+    _type=type,
+    _untrusted=_untrusted,
+    _items=_items,
+    _flag=_flag,
+    _tname=_tname,
+):
+    """`len(x)` in canonical code: a workspace `__len__` must agree with iterating `x`."""
+    n = _len(x)
+    if _untrusted(x, "__len__"):
+        items = _items(x)
+        if items is not None and _len(items) != n:
+            _flag(
+                f"an object of type {_tname(_type(x))} says its length is {n} but iterating "
+                f"it yields {_len(items)} elements",
+                LYING,
+            )
+            return -1  # equal to no length a test expects
+    return n
+
+
+def strict_truth(  # noqa: ANN201
+    x,  # noqa: ANN001
+    _bool=bool,
+    _len=len,
+    _type=type,
+    _untrusted=_untrusted,
+    _lookup=_lookup,
+    _flag=_flag,
+    _tname=_tname,
+):
+    """The truth of an asserted value: a workspace `__bool__` must agree with its `__len__`."""
+    t = _bool(x)
+    if t and _untrusted(x, "__bool__") and _lookup(_type(x), "__len__") is not None:
+        try:
+            empty = _len(x) == 0
+        except Exception:  # noqa: BLE001 - a length it cannot give is not judged
+            return t
+        if empty:
+            _flag(f"an object of type {_tname(_type(x))} is true but has length 0", LYING)
+            return False
+    return t
+
+
 HELPERS = (
     sys.audit,
     strict_eq,
@@ -347,7 +645,9 @@ HELPERS = (
     raised,
     not_raised,
     call_raises,
+    strict_truth,
 )
+BUILTINS["len"] = strict_len
 _OPS = {ast.Eq: EQ, ast.NotEq: NE, ast.In: IN, ast.NotIn: NOT_IN}
 
 
@@ -395,6 +695,8 @@ def harden(tree: ast.Module) -> None:
             in_fn = True
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Compare):
             _strict(node, in_fn)
+        if isinstance(node, ast.If):
+            _strict_truth(node, in_fn)
         for child in ast.iter_child_nodes(node):
             stack.append((child, in_fn))
 
@@ -563,6 +865,28 @@ def _strict(node: ast.Assign, in_fn: bool) -> None:
     assert isinstance(call, ast.Call)
     call.args = [cmp.left, cmp.comparators[0]]
     node.value = call
+
+
+def _strict_truth(node: ast.If, in_fn: bool) -> None:
+    """Route pytest's check of an assert's value through `strict_truth`.
+
+    `if not <asserted>: ... raise AssertionError(...)` -> `if not strict_truth(<asserted>)`.
+    """
+    test, body = node.test, node.body
+    if not (
+        isinstance(test, ast.UnaryOp)
+        and isinstance(test.op, ast.Not)
+        and body
+        and isinstance(body[-1], ast.Raise)
+        and isinstance(body[-1].exc, ast.Call)
+        and isinstance(body[-1].exc.func, ast.Name)
+        and body[-1].exc.func.id == "AssertionError"
+    ):
+        return
+    call = _locate(ast.Call(_helper(TRUTH, in_fn), [], []), test)
+    assert isinstance(call, ast.Call)
+    call.args = [test.operand]
+    test.operand = call
 
 
 def _done_call(ref: ast.AST) -> ast.stmt:

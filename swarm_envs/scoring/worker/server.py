@@ -85,7 +85,9 @@ class Server:
         """Start one evaluation of `targets` in `tree` in a forked child, in its own group."""
         r, w = os.pipe()
         self.seq += 1
-        tmp = f"/tmp/eval-{os.getpid()}-{self.seq}"
+        # Unique across servers: each is pid 1 of its own namespace, and where sandboxes
+        # share /tmp (a weaker isolation level) two servers' children would share a folder.
+        tmp = f"/tmp/eval-{os.getpid()}-{self.seq}-{os.urandom(6).hex()}"
         # Children inherit the server's heap: keep their garbage collector off it (faster
         # collections, no copy-on-write of every object).
         import gc

@@ -1,0 +1,69 @@
+"""A virtual environment of a test's own, whose harness is a copy that the test may damage.
+
+The venv holds a copy of the harness's third-party distributions (pytest, pluggy,
+iniconfig, packaging: every file, RECORD included) in its own site-packages, then adds the
+shared environment's site-packages after it (their `.pth` files too: the editable install
+of swarm_envs). Its Python imports the copy, and what an attack or a test changes in it
+never reaches the shared environment.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+from swarm_envs.scoring import harness
+
+
+def copy_distributions(dest: pathlib.Path, dists: tuple[str, ...]) -> list[harness.HarnessFile]:
+    """Every installed file of `dists` copied under `dest`; the copy's harness files."""
+    for name in dists:
+        dist = importlib.metadata.distribution(name)
+        for f in dist.files or ():
+            if not f.as_posix().startswith("../") and f.suffix != ".pyc":
+                target = dest / f.as_posix()
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(str(dist.locate_file(f)), target)
+    return [
+        harness.HarnessFile(hf.distribution, hf.version, hf.rel, dest / hf.rel, hf.sha256)
+        for hf in harness.harness_files(dists)
+    ]
+
+
+def harness_venv(root: pathlib.Path, pth: str = "") -> tuple[pathlib.Path, pathlib.Path]:
+    """A new venv at `root` (see the module docstring): its Python and its site-packages.
+
+    `pth`: a line of code every Python of the venv runs at start-up (a `.pth` file).
+    """
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, timeout=120
+    )
+    site = next(root.glob("lib/python*/site-packages"))
+    # The guard trusts the packages of the venv's own site-packages: pytest's
+    # dependencies must be among them.
+    copy_distributions(site, tuple(d for d in harness.DISTRIBUTIONS if d != "swarm-envs"))
+    shared = [p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)]
+    lines = [f"import site; site.addsitedir({p!r})" for p in shared]
+    (site / "zz_shared.pth").write_text("\n".join(lines) + "\n")
+    if pth:
+        (site / "aa_patch.pth").write_text(pth + "\n")
+    return root / "bin" / "python", site
+
+
+def run_in(python: pathlib.Path, code: str, *args: str, timeout: float = 900) -> str:
+    """Run `code` with the venv's Python (no scoring cache on disk); its stdout.
+
+    Raises:
+        AssertionError: it exited with an error (its stderr's tail is the message).
+    """
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env["SWARM_ENVS_CACHE"] = "off"
+    out = subprocess.run(
+        [str(python), "-c", code, *args], capture_output=True, text=True, timeout=timeout, env=env
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
