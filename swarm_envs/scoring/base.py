@@ -48,7 +48,7 @@ class Scorer(abc.ABC):
         self._snap_lock = threading.Lock()
 
     def evaluate(
-        self, selection: Sequence[str] | None = None, *, held_out: bool = False
+        self, selection: Sequence[str] | None = None, *, held_out: bool = False, fresh: bool = False
     ) -> TestReport:
         """Run (or look up) the selected canonical tests on the workspace's current source.
 
@@ -58,6 +58,8 @@ class Scorer(abc.ABC):
                 Entries that match no visible test are reported in `failures`.
             held_out: also run every held-out test (reported in `TestReport.held_out`).
                 Never for output an agent sees.
+            fresh: run every selected test now, under the guard, whatever any cache holds
+                (the authoritative count of an episode's end; see docs/integrity.md).
 
         Returns:
             A `TestReport`; never raises for anything the code under test does.
@@ -71,7 +73,7 @@ class Scorer(abc.ABC):
             if self._closed:
                 return no_verdict(selected, "the scorer is closed", start)
             try:
-                report = self._evaluate(selected, unmatched, start)
+                report = self._evaluate(selected, unmatched, start, fresh=fresh)
             except OverQuota as e:
                 report = over_quota(selected, str(e), start)
             except (ScoringError, SandboxError) as e:
@@ -136,8 +138,13 @@ class Scorer(abc.ABC):
         )
 
     @abc.abstractmethod
-    def _evaluate(self, selected: list[str], unmatched: list[str], start: float) -> TestReport:
-        """Evaluate `selected` (canonical ids in suite order); may raise `ScoringError`."""
+    def _evaluate(
+        self, selected: list[str], unmatched: list[str], start: float, *, fresh: bool = False
+    ) -> TestReport:
+        """Evaluate `selected` (canonical ids in suite order); may raise `ScoringError`.
+
+        `fresh`: run them all, using no cached outcome.
+        """
 
     @property
     def collection(self) -> Collection:

@@ -50,7 +50,10 @@ class SubprocessScorer(Scorer):
         self.host.sync(_TREE, changes)
         self._tree = dict(files)
 
-    def _evaluate(self, selected: list[str], unmatched: list[str], start: float) -> TestReport:
+    def _evaluate(
+        self, selected: list[str], unmatched: list[str], start: float, *, fresh: bool = False
+    ) -> TestReport:
+        # Every evaluation is a fresh run: nothing is cached.
         coll = self.collection
         targets = sorted({i.split("::")[0] for i in selected})
         if not targets:

@@ -52,9 +52,14 @@ def test_imports_functions_and_references():
     assert "evaluate" not in fns["handle_add"].refs  # docstrings name nothing
     assert "walk" in fns["Node.visit"].refs  # a constant attribute name counts
     assert "deep" in fns["nested"].refs  # nested functions belong to their parent
-    assert fns["Node.__eq__"].always and fns["Node.decorated"].always
-    assert not fns["handle_add"].always
-    assert {"handle_add", "LIMIT"} <= f.module_refs and "tokenize" not in f.module_refs
+    # A dunder comes with its class; a registering decorator makes a function everyone's.
+    assert fns["Node.__eq__"].implicit and not fns["Node.__eq__"].always
+    assert fns["Node.decorated"].always
+    assert not fns["handle_add"].always and not fns["handle_add"].implicit
+    # A plain module-level value belongs to its name: reached only through `TABLE`.
+    binds = {b.name: b.refs for b in f.bindings}
+    assert "handle_add" in binds["TABLE"] and "handle_add" not in f.module_refs
+    assert "Base" in binds["Node"] and "tokenize" not in f.module_refs
     assert [(c.qualname, c.bases) for c in f.classes] == [("Node", ("Base",))]
     assert not f.opaque
 
