@@ -17,6 +17,7 @@ import argparse
 import ast
 import os
 import random
+import sys
 import time
 
 from swarm_envs.sandboxes import make_sandbox
@@ -98,13 +99,16 @@ def main() -> None:
     ap.add_argument("--edits", type=int, default=12, help="edits per task")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    rows = [run_task(t, args.edits, args.seed) for t in args.tasks]
     print(f"differential check, seed {args.seed}, load average {os.getloadavg()[0]:.1f}")
-    print(f"{'task':>12} {'edits':>6} {'mismatches':>11} {'seconds':>8}")
-    for r in rows:
+    print(f"{'task':>12} {'edits':>6} {'mismatches':>11} {'seconds':>8}", flush=True)
+    rows = []
+    for t in args.tasks:
+        r = run_task(t, args.edits, args.seed)
+        rows.append(r)
         print(f"{r['task']:>12} {r['edits']:>6} {len(r['mismatches']):>11} {r['seconds']:>8.1f}")
         for m in r["mismatches"]:
             print(f"    {m}")
+        sys.stdout.flush()
     total = sum(len(r["mismatches"]) for r in rows)
     print(f"total mismatches: {total} (target 0)")
 
