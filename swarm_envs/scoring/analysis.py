@@ -198,6 +198,8 @@ class FileFacts:
     opaque: str = ""
     names: frozenset[str] = field(default=frozenset())  # simple names of its functions
     bindings: tuple[Binding, ...] = ()
+    # Names bound at module level, or declared global, other than by `def` and `class`.
+    assigned: frozenset[str] = frozenset()
 
     def all_refs(self) -> frozenset[str]:
         """Every name the file refers to, anywhere (for the import graph's edges)."""
@@ -469,10 +471,15 @@ def _known_locals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
             x = node.targets[0].id
             made.setdefault(x, set()).add(node.value.func.id)
             assigned[x] = assigned.get(x, 0) + 1
+    bound = unknown | stores.keys()
     return {
-        x: next(iter(cs))
+        x: c
         for x, cs in made.items()
-        if len(cs) == 1 and x not in unknown and stores.get(x) == assigned[x]
+        for c in cs
+        if len(cs) == 1
+        and x not in unknown
+        and stores.get(x) == assigned[x]
+        and c not in bound  # C itself is the module's name, not a local
     }
 
 
@@ -501,7 +508,9 @@ def _plain(expr: ast.AST | None, calls: list[str], depth: int = 0) -> bool:
             not isinstance(a, ast.Starred) and _plain(a, calls, nxt) for a in expr.args
         ) and all(k.arg is not None and _plain(k.value, calls, nxt) for k in expr.keywords)
     if isinstance(expr, ast.Lambda):
-        return True  # made, not run: its body counts for whoever reaches the binding
+        # Made, not run (its body counts for whoever reaches the binding); its defaults run.
+        a = expr.args
+        return all(_plain(d, calls, nxt) for d in [*a.defaults, *a.kw_defaults] if d is not None)
     if isinstance(expr, ast.Dict):
         return all(k is not None and _plain(k, calls, nxt) for k in expr.keys) and all(
             _plain(v, calls, nxt) for v in expr.values
@@ -701,6 +710,17 @@ def _analyze(tree: ast.Module, data: bytes, package: str) -> FileFacts:  # noqa:
                     module_roots.append(node)
     module_refs: set[str] = set(made_at_import)
     refs.scan(module_roots, module_refs)
+    assigned: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global):
+            assigned.update(node.names)
+    for top in tree.body:
+        if not isinstance(top, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            for node in ast.walk(top):
+                if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                    assigned.add(node.id)
+                elif isinstance(node, ast.alias) and node.asname:
+                    assigned.add(node.asname)
     return FileFacts(
         imports=tuple(imports),
         skeleton="skel:" + digest(_cut(lines, cuts)),
@@ -711,6 +731,7 @@ def _analyze(tree: ast.Module, data: bytes, package: str) -> FileFacts:  # noqa:
         opaque=opaque[0] if opaque else "",
         names=frozenset(f.name for f in functions),
         bindings=tuple(bindings),
+        assigned=frozenset(assigned),
     )
 
 

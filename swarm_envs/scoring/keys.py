@@ -90,6 +90,7 @@ class _Reach:
         self.bindings: dict[str, list[frozenset[str]]] = {}
         self.implicit: dict[str, list[tuple[str, FunctionFacts]]] = {}  # by class name
         self.methods: dict[tuple[str, str], list[FunctionFacts]] = {}  # (file, class)
+        self.assigned: set[str] = set()  # names something other than a class may be
         seeds: set[str] = set()
         always: list[tuple[str, FunctionFacts]] = []
         classes: dict[str, list[tuple[str, ClassFacts]]] = {}
@@ -100,6 +101,7 @@ class _Reach:
                 continue
             per_file[rel] = f
             seeds.update(f.module_refs)
+            self.assigned.update(f.assigned)
             for local, original in f.aliases:
                 self.aliases.setdefault(local, set()).add(original)
             for c in f.classes:
@@ -182,7 +184,7 @@ class _Reach:
     ) -> None:
         """A computed attribute of an object of the class `cls`: any of its methods."""
         found = [c for n in (cls, *self.aliases.get(cls, ())) for c in self.classes.get(n, ())]
-        if not found or cls in self.by_name:
+        if not found or cls in self.by_name or cls in self.assigned or cls in self.aliases:
             reached.add(EVERYTHING)  # not (only) a class of the project: anything
             return
         todo.append(cls)
