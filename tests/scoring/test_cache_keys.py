@@ -203,3 +203,116 @@ def test_a_fresh_episode_never_inherits_another_contents_outcome(tmp_path, make_
         again = sc.evaluate()
     assert not hacked.per_test["tests/test_handlers.py::test_double"]
     assert again.per_test["tests/test_handlers.py::test_double"] and again.passed == 7
+
+
+SHAPES = textwrap.dedent(
+    """\
+    from dataclasses import dataclass
+
+
+    class Base:
+        def __init__(self, v):
+            self.v = v
+
+
+    class Shape(Base):
+        def __init__(self, v):
+            super().__init__(v * 2)
+
+        def __eq__(self, other):
+            return isinstance(other, Shape) and self.v == other.v
+
+        __hash__ = object.__hash__
+
+        @property
+        def area(self):
+            return self.v * 10
+
+        def grow(self):
+            return self.v + 1
+
+        def shrink(self):
+            return self.v - 1
+
+
+    @dataclass(frozen=True)
+    class Spec:
+        fn: object
+
+
+    def scale(x):
+        return x * 5
+
+
+    SPEC = Spec(scale)
+    ALIAS = Shape
+    """
+)
+SHAPE_TESTS = {
+    "test_shapes.py": textwrap.dedent(
+        """\
+        from adv.shapes import ALIAS, SPEC, Shape
+
+
+        def test_eq():
+            assert Shape(1) == Shape(1)
+
+
+        def test_area():
+            assert Shape(1).area == 20
+
+
+        def test_by_computed_name():
+            s = Shape(1)
+            for name, want in (("grow", 3), ("shrink", 1)):
+                assert getattr(s, name)() == want
+
+
+        def test_spec():
+            assert SPEC.fn(2) == 10
+
+
+        def test_alias_by_computed_name():
+            a = ALIAS(1)
+            for name in ("grow",):
+                assert getattr(a, name)() == 3
+        """
+    ),
+    "test_other.py": "from adv.fns import double\n\n\ndef test_double():\n"
+    "    assert double(2) == 4\n",
+}
+SHAPE_EDITS = [
+    ("a base class's __init__, reached through the class header", "self.v = v", "self.v = v + 1"),
+    ("a dunder that comes with its class", "self.v == other.v", "self.v != other.v"),
+    ("a property", "self.v * 10", "self.v * 11"),
+    ("a method reached by a computed name on an object of a known class", "- 1", "- 2"),
+    ("a function held by an inert class's object at module level", "x * 5", "x * 6"),
+    ("a method reached by a computed name through a module-level alias", "+ 1", "+ 2"),
+]
+
+
+@pytest.mark.timeout(600)
+def test_the_fast_scorer_agrees_after_edits_that_only_class_and_value_reach_see(tmp_path, sandbox):
+    """Edits of what a test reaches through classes and module-level values, not names."""
+    solution = {
+        "adv/__init__.py": "",
+        "adv/fns.py": SOLUTION["adv/fns.py"],
+        "adv/shapes.py": SHAPES,
+    }
+    task = write_task(
+        tmp_path / "shapes", solution=solution, tests=SHAPE_TESTS, start=solution, name="shapes"
+    )
+    task.materialize(sandbox.root)
+    with make_scorer(task, sandbox) as fast, make_scorer(task, sandbox, kind="subprocess") as fresh:
+        assert fast.evaluate().passed == 6
+        for what, old, new in SHAPE_EDITS:
+            _put(sandbox, "adv/shapes.py", SHAPES.replace(old, new, 1))
+            a, b = fast.evaluate(), fresh.evaluate()
+            assert a.verdict == b.verdict == "ok", (what, a.error, b.error)
+            assert a.per_test == b.per_test, what
+            assert a.passed < 6, what  # the edit broke something: the control
+            # The test that reaches none of it is never re-run for it.
+            assert a.ran < 6, what
+            _put(sandbox, "adv/shapes.py", SHAPES)
+            assert fast.evaluate().per_test == fresh.evaluate().per_test, f"back: {what}"
+        assert fast.evaluate(fresh=True).per_test == fresh.evaluate().per_test
