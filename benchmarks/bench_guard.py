@@ -149,6 +149,7 @@ def profile(root: Path, tree: str, ini: str, targets: list[str], top: int = 25) 
     )
     own: collections.Counter[str] = collections.Counter()
     inside: collections.Counter[str] = collections.Counter()
+    harness: collections.Counter[str] = collections.Counter()  # per function, inclusive
     total = 0
     for line in raw.read_text().splitlines():
         stack, _, count = line.rpartition(" ")
@@ -163,9 +164,15 @@ def profile(root: Path, tree: str, ini: str, targets: list[str], top: int = 25) 
             inside["the reporter's pytest hooks"] += n
         if any(x.endswith("@hardened.py") for x in names):
             inside["hardened canonical code (strict comparisons, markers)"] += n
+        for x in names:
+            if x.endswith(("@guard.py", "@reporter.py")):
+                harness[x.partition("@")[0].rpartition(".")[2]] += n
     print(f"py-spy: {total} samples of one guarded run (`run.py once`, cold start included)")
     for what, n in inside.most_common():
         print(f"  {100 * n / total:5.1f}%  in {what}")
+    print("  inclusive, the guard's and the reporter's functions:")
+    for fn, n in harness.most_common(12):
+        print(f"  {100 * n / total:5.1f}%  {fn}")
     print("  self time, top functions:")
     for fn, n in own.most_common(top):
         print(f"  {100 * n / total:5.1f}%  {fn}")
