@@ -131,8 +131,10 @@ SAFE_BASES = frozenset(
 _PURE_DECORATORS = frozenset(
     {"staticmethod", "classmethod", "property", "setter", "getter", "deleter", "abstractmethod"}
     | {"cache", "lru_cache", "cached_property", "wraps", "overload", "contextmanager"}
-    | {"total_ordering", "dataclass", "final", "override", "fixture", "parametrize"}
+    | {"total_ordering", "dataclass", "final", "override", "parametrize"}
 )
+# Not pure: `fixture` (pytest calls a fixture by the name of a test's parameter, which
+# no code refers to), nor any decorator not listed.
 
 
 @dataclass(frozen=True)

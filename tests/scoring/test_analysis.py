@@ -140,3 +140,31 @@ def test_broken_deep_and_huge_files_never_raise():
     huge = analyze(b"x = 1\n" * 400_000, "")
     assert huge.opaque
     assert analyze(b"\xff\xfe not utf-8 \x00", "").skeleton.startswith("raw:")
+
+
+def test_a_fixture_is_everyones_and_a_plain_value_only_its_names():
+    src = b"""import pytest
+from .spec import Spec
+
+@pytest.fixture
+def db():
+    return connect()
+
+TABLE = {"a": handler}
+SPEC = Spec(handler2)
+MADE = build(handler3)
+LATER = lambda: handler4()
+EARLY = lambda x=build2(): x
+"""
+    f = analyze(src, "pkg")
+    fns = {fn.qualname: fn for fn in f.functions}
+    assert fns["db"].always  # pytest calls it by a parameter's name
+    binds = {b.name: b for b in f.bindings}
+    assert binds["TABLE"].refs >= {"handler"} and not binds["TABLE"].calls
+    assert binds["SPEC"].calls == ("Spec",)  # kept only if Spec is inert (see keys)
+    assert "LATER" in binds and "handler4" in binds["LATER"].refs
+    # What a value calls at import is checked with the closure (`keys`): a call of
+    # anything but an inert class makes the binding's names everyone's.
+    assert binds["MADE"].calls == ("build",) and "handler3" in binds["MADE"].refs
+    assert binds["EARLY"].calls == ("build2",)  # a lambda's defaults run at import
+    assert "handler" not in f.module_refs and "handler4" not in f.module_refs
