@@ -316,3 +316,73 @@ def test_the_fast_scorer_agrees_after_edits_that_only_class_and_value_reach_see(
             _put(sandbox, "adv/shapes.py", SHAPES)
             assert fast.evaluate().per_test == fresh.evaluate().per_test, f"back: {what}"
         assert fast.evaluate(fresh=True).per_test == fresh.evaluate().per_test
+
+
+def _reach(files: dict[str, bytes], tests: dict[str, bytes], nodeid: str):
+    from swarm_envs.scoring.graph import ImportGraph
+    from swarm_envs.scoring.keys import Keyer
+    from swarm_envs.scoring.snapshot import digest
+
+    digests = {rel: digest(data) for rel, data in files.items()}
+    blobs = {digest(data): data for data in files.values()}
+    tds = {rel: digest(data) for rel, data in tests.items()}
+    g = ImportGraph().analyse(digests, blobs, tests, tds)
+    items = Keyer(digests, g.fact, g.closures, None, tds).items_for(nodeid.split("::")[0], nodeid)
+    return None if items is None else {f"{rel}:{q}" for rel, qs in items.items() for q in qs}
+
+
+def test_keys_follow_values_and_classes_and_widen_on_what_runs_at_import():
+    m = textwrap.dedent(
+        """\
+        REG = []
+
+
+        class Spec:
+            pass
+
+
+        class Loud:
+            def __init__(self, f):
+                REG.append(f)
+
+
+        def h1():
+            return 1
+
+
+        def h2():
+            return 2
+
+
+        def h3():
+            return 3
+
+
+        A = Spec(h1)
+        B = Loud(h2)
+        C = {"x": h3}
+
+
+        def other():
+            return 0
+
+
+        def by_table(k):
+            return C[k]()
+        """
+    ).encode()
+    files = {"pkg/__init__.py": b"", "pkg/m.py": m}
+    tests = {
+        "tests/test_a.py": b"from pkg.m import other, by_table\n\n\ndef test_o():\n"
+        b"    assert other() == 0\n\n\ndef test_t():\n    assert by_table('x') == 3\n",
+        "tests/test_b.py": b"from pkg.m import other\n\n\ndef test_dyn(n):\n"
+        b"    x = other\n    assert getattr(x, n)\n",
+    }
+    o = _reach(files, tests, "tests/test_a.py::test_o")
+    # h2 went to a class that runs code at construction: everyone's. h1 sits in an inert
+    # object, h3 in a table: theirs only who reach A or C.
+    assert o is not None and {"pkg/m.py:other", "pkg/m.py:h2", "pkg/m.py:Loud.__init__"} <= o
+    assert "pkg/m.py:h1" not in o and "pkg/m.py:h3" not in o
+    assert "pkg/m.py:h3" in _reach(files, tests, "tests/test_a.py::test_t")
+    # A computed attribute of something that is not an object of a known class: opaque.
+    assert _reach(files, tests, "tests/test_b.py::test_dyn") is None
