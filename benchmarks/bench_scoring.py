@@ -155,12 +155,17 @@ def edit_function_body(path: Path, n: int, rng: random.Random | None = None) -> 
 
 
 def editable_modules(root: Path, files: dict[str, str]) -> list[str]:
-    """Workspace modules that define at least one function (candidates for edit (c))."""
+    """Workspace modules that define at least one function (candidates for edit (c)).
+
+    Packages' `__init__.py` files count only in a project that has no other module (a
+    one-file package, as `inflection` is).
+    """
     import ast
 
     out = []
+    plain = [r for r in files if r.endswith(".py") and not r.endswith("__init__.py")]
     for rel in sorted(files):
-        if rel.endswith(".py") and not rel.endswith("__init__.py"):
+        if rel.endswith(".py") and (rel in plain or not plain):
             tree = ast.parse((root / rel).read_text())
             if any(
                 isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -288,8 +293,10 @@ def main() -> None:
         for lo, hi in ((args.min_tests, args.large), (args.large, None)):
             task, origin = pick_task(lo, hi, Path(tmp), args.seed)
             rows.append(bench(task, origin, args.repeats, args.seed))
+            print(f"  measured: {rows[-1]}", flush=True)
         for task in largest_real(args.real):
             rows.append(bench(task, f"real task {task.id}", args.repeats, args.seed))
+            print(f"  measured: {rows[-1]}", flush=True)
         hang = bench_hang(Path(tmp), args.hang_timeout)
     graph = bench_graph()
     load = os.getloadavg()[0]
