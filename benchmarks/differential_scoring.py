@@ -21,7 +21,6 @@ import sys
 import time
 
 from swarm_envs.sandboxes import make_sandbox
-
 from swarm_envs.scoring import make_scorer
 from swarm_envs.task import get_task
 

@@ -39,8 +39,9 @@ Two scorers implement the same interface (`Scorer`):
   values, with the classes it reaches (their dunder methods and properties). An unchanged
   tree is never re-tested; an edit re-runs only the tests that can see it; misses are
   split over the workers (both cores). `evaluate(fresh=True)` runs every test whatever
-  the cache holds: an episode's last count (see docs/integrity.md). Bytecode is never written or read, so a same-size edit within
-  the filesystem's timestamp granularity is always seen (stale `.pyc` is impossible).
+  the cache holds: an episode's last count (see docs/integrity.md). Bytecode is never
+  written or read, so a same-size edit within the filesystem's timestamp granularity is
+  always seen (stale `.pyc` is impossible).
 
 Held-out tests (declared by a task, never in the workspace) run only when asked
 (`evaluate(..., held_out=True)`) and are reported apart. A workspace over its quota fails
