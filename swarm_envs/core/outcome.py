@@ -150,7 +150,9 @@ class AgentInfo(_AgentInfoExtras):
             last verdict's.
         verdict_error: the scorer's reason for "no_verdict", or None.
         integrity: what the scorer's integrity guard flagged in the runs behind the
-            counts, one dict per finding ("kind", "test", "detail"); empty when clean.
+            counts, one dict per finding ("kind", "test", "detail"); empty when clean. At
+            the episode's end, a "final_recount" finding (with "since_step") says that the
+            fresh final count disagreed with the per-step one (docs/integrity.md).
         visible_passed: visible canonical tests (those in the workspace) passing.
         held_out_passed: held-out tests passing (tests the agents never see);
             held_out_total: their number (0 when the task has none).

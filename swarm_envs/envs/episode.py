@@ -53,9 +53,12 @@ from swarm_envs.core.workspace import Workspace
 from swarm_envs.error import ActionError, ClosedEnvironment, ResetNeeded, ScoringError
 from swarm_envs.sandboxes import Sandbox, make_sandbox
 from swarm_envs.scoring import Scorer, TestReport, hidden_paths, make_scorer, select_tests
+from swarm_envs.scoring.lru import LRU
 from swarm_envs.task import Task, task_roots
 
 logger = logging.getLogger("swarm_envs")
+# Fresh counts of starting states, by task, scorer, sandbox and snapshot (see `_true_start`).
+_TRUE_STARTS: LRU[tuple, TestReport] = LRU(64)
 #: the environment variable that holds the episode's seed in the sandbox
 SEED_ENV = "SWARM_SEED"
 DONE_AGAIN = "you already said done; your actions are no longer accepted"
@@ -150,6 +153,12 @@ class Episode:
         self.visible_passed = 0
         self.held_out = (0, 0)  # held-out tests passed, and their number
         self.integrity: list[dict[str, str]] = []  # what the scorer's guard flagged
+        # The authoritative end (see `settle`): the step count, the step at which the
+        # per-step count last changed each test's outcome, and whether it was settled.
+        self.step_index = 0
+        self._changed_at: dict[str, int] = {}
+        self.settled = False
+        self.recount: dict[str, object] | None = None  # the final recount's record
         # Attribution: the writes applied since the last verdict, and every rescore that
         # changed some test's outcome with the writes that preceded it.
         self._applied: list[AppliedAction] = []
@@ -208,7 +217,7 @@ class Episode:
                 f"the scorer gave no verdict on the starting state of {self.task.id}: "
                 f"{self.verdict_error}"
             )
-        self._take(report)
+        self._take(self._true_start(report))
         if self.recorder:
             self.recorder.begin(
                 EpisodeHeader(
@@ -237,6 +246,85 @@ class Episode:
         m = self.task.manifest
         return observation.intro(self.task.id, m.description, st.name, n, tools, cap, role=about)
 
+    def _true_start(self, report: TestReport) -> TestReport:
+        """The starting count from a full, fresh run (once per process and starting state).
+
+        The return of an episode is its true final count minus this one (see `settle`),
+        so it never comes from a cache keyed by reach.
+        """
+        if report.ran >= len(report.per_test):
+            return report  # every test ran now
+        scorer = self._scorer()
+        key = (self.task.root, self.config.scorer, self.config.sandbox, repr(scorer.sandbox.limits))
+        snapshot = tuple(sorted(scorer.take_snapshot().items()))
+        hit = _TRUE_STARTS.get((*key, snapshot))
+        if hit is None:
+            fresh = scorer.evaluate(held_out=True, fresh=True)
+            if fresh.verdict != "ok":
+                return report
+            hit = _TRUE_STARTS.put((*key, snapshot), fresh)
+        return hit
+
+    def settle(self) -> float:
+        """The authoritative count of the episode's end; returns its correction.
+
+        The per-step counts may come from the fast scorer's cache. The last count of an
+        episode never does: this runs every test the reward counts, fresh and under the
+        guard, and the difference from the per-step count is the correction that `step`
+        adds to the last step's reward, so that the episode's return is always the true
+        final count minus the true starting count. A disagreement is recorded in
+        `infos["integrity"]` (kind `final_recount`: which tests, since which step) and
+        in `recount`. Called when the episode ends, by `close()`, and by anyone who asks
+        for the final count; only the first call runs anything.
+        """
+        if self.settled or not self.started or self.scorer is None:
+            return 0.0
+        self.settled = True
+        report = self._scorer().evaluate(held_out=True, fresh=True)
+        if report.verdict != "ok":
+            self.integrity = [
+                *self.integrity,
+                {
+                    "kind": "final_recount",
+                    "test": "",
+                    "detail": f"no fresh verdict at the end: {report.error}",
+                },
+            ]
+            return 0.0
+        before, outcomes = self.passed, self.per_test
+        self._take(report)
+        differ = sorted(
+            t
+            for t in outcomes.keys() | self.per_test.keys()
+            if outcomes.get(t, False) != self.per_test.get(t, False)
+        )
+        if not differ:
+            return 0.0
+        since = min(self._changed_at.get(t, 0) for t in differ)
+        correction = float(self.passed - before)
+        self.recount = {
+            "per_step": before,
+            "final": self.passed,
+            "correction": correction,
+            "tests": differ,
+            "since_step": since,
+        }
+        self.integrity = [
+            *self.integrity,
+            {
+                "kind": "final_recount",
+                "test": ", ".join(differ[:20]) + (" ..." if len(differ) > 20 else ""),
+                "detail": (
+                    f"the per-step count said {before} passing, a fresh run {self.passed}: "
+                    f"{len(differ)} tests differ, since step {since}; the last reward "
+                    f"absorbs {correction:+g}"
+                ),
+                "since_step": str(since),
+            },
+        ]
+        self._attribute(outcomes, self.per_test)
+        return correction
+
     def close_sandbox(self) -> None:
         """Stop the scorer and release the sandbox of the current episode (twice-safe)."""
         if self.scorer is not None:
@@ -252,6 +340,13 @@ class Episode:
 
         `step` raises `ClosedEnvironment` afterwards; `reset` starts a new episode.
         """
+        if self.started and not self.settled:
+            # Closed mid-episode: the final count is still the authoritative one (there is
+            # no later step to give its correction to; `recount` has it).
+            try:
+                self.settle()
+            except Exception:  # noqa: BLE001 - closing must release everything regardless
+                logger.exception("the final recount failed at close()")
         self.close_sandbox()
         self.started, self.closed = False, True
         if self.recorder:
@@ -307,6 +402,7 @@ class Episode:
                 f"step() on a finished episode ({self.ended}: {self.end_reason}); "
                 "call reset() first"
             )
+        self.step_index += 1
         refused: list[int] = []
         acted: list[int] = []
         ignored: list[int] = []  # busy agents that were sent an action
@@ -328,6 +424,9 @@ class Episode:
             reward = self._advance_until_ready()  # checks the budgets after each batch
             self.total_reward += reward
         if self.ended:
+            correction = self.settle()  # the authoritative count: its last reward
+            reward += correction
+            self.total_reward += correction
             self._observe_all()
             self._flag_ignored(ignored)
             everyone = range(len(self.agents))
@@ -692,6 +791,10 @@ class Episode:
         self._take(report)
         if self.per_test != outcomes:  # the same count can hide other changes
             self._attribute(outcomes, self.per_test)
+            was = outcomes.get
+            for t, ok in self.per_test.items():
+                if was(t, False) != ok:
+                    self._changed_at[t] = self.step_index
         self._applied = []
         reward = float(self.passed - before)
         if self.passed == self.tests_total and self.tests_total and not self.ended:

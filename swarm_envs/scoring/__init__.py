@@ -35,10 +35,13 @@ Two scorers implement the same interface (`Scorer`):
   sandbox (pytest imported once; a forked child per evaluation), a stat-and-content-hash
   snapshot of the workspace, and a result cache keyed, on the host only, by what each
   test can reach: the skeletons of the files its test file can import, and the bodies of
-  the functions it can reach by name (`analysis`, `keys`). An unchanged tree is never
-  re-tested; an edit re-runs only the tests that can see it; misses are split over the
-  workers (both cores). Bytecode is never written or read, so a same-size edit within
-  the filesystem's timestamp granularity is always seen (stale `.pyc` is impossible).
+  the functions it can reach (`analysis`, `keys`): by name, through plain module-level
+  values, with the classes it reaches (their dunder methods and properties). An unchanged
+  tree is never re-tested; an edit re-runs only the tests that can see it; misses are
+  split over the workers (both cores). `evaluate(fresh=True)` runs every test whatever
+  the cache holds: an episode's last count (see docs/integrity.md). Bytecode is never
+  written or read, so a same-size edit within the filesystem's timestamp granularity is
+  always seen (stale `.pyc` is impossible).
 
 Held-out tests (declared by a task, never in the workspace) run only when asked
 (`evaluate(..., held_out=True)`) and are reported apart. A workspace over its quota fails

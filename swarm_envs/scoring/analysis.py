@@ -65,6 +65,18 @@ OPAQUE_ATTRS = frozenset(
     | {"ag_frame", "__reduce__", "__reduce_ex__", "__setstate__", "__getstate__"}
 )
 _REFLECTION_CALLS = frozenset({"getattr", "setattr", "delattr", "hasattr"})
+#: prefix of a reference to every attribute of the objects of a class (`_Refs.scan`)
+CLASS_ATTRS = "\0attrs:"
+#: prefix of the binding of a function's defaults and annotations (`Binding`)
+SIGNATURE = "\0sig:"
+# Decorators that make a method an attribute run on access (called like a dunder).
+_ACCESSORS = frozenset({"property", "setter", "getter", "deleter", "cached_property"})
+# Methods that run while a module or class is being made, whoever reaches them later.
+_AT_DEFINITION = frozenset({"__init_subclass__", "__set_name__", "__class_getitem__"})
+# Module-level functions the import system calls by name.
+_MODULE_HOOKS = frozenset({"__getattr__", "__dir__"})
+# Builtins that a plain value may call at import: they only build containers.
+PURE_CALLS = frozenset({"dict", "list", "tuple", "set", "frozenset"})
 # Modules only some of whose attributes are harmless (pure string and value functions).
 SAFE_ATTRS = {
     "sys": frozenset(
@@ -119,8 +131,10 @@ SAFE_BASES = frozenset(
 _PURE_DECORATORS = frozenset(
     {"staticmethod", "classmethod", "property", "setter", "getter", "deleter", "abstractmethod"}
     | {"cache", "lru_cache", "cached_property", "wraps", "overload", "contextmanager"}
-    | {"total_ordering", "dataclass", "final", "override", "fixture", "parametrize"}
+    | {"total_ordering", "dataclass", "final", "override", "parametrize"}
 )
+# Not pure: `fixture` (pytest calls a fixture by the name of a test's parameter, which
+# no code refers to), nor any decorator not listed.
 
 
 @dataclass(frozen=True)
@@ -140,7 +154,8 @@ class FunctionFacts:
     name: str
     digest: str
     refs: frozenset[str]
-    always: bool  # called implicitly (dunder, protocol) or decorated
+    always: bool  # decorated, a module's hook, or run while a class is being made
+    implicit: bool = False  # a dunder, protocol method or property of a plain class
 
 
 @dataclass(frozen=True)
@@ -151,6 +166,25 @@ class ClassFacts:
     name: str
     bases: tuple[str | None, ...]
     metaclass: bool
+    decorated: bool = False  # a decorator that is not a known pure one
+
+
+@dataclass(frozen=True)
+class Binding:
+    """Module-level code whose references matter only to a test that reaches `name`.
+
+    A module-level assignment of a plain value (`TABLE = {"add": handle_add}`) runs at
+    import, but what it names can only be called through the name it binds: a test that
+    never reaches `TABLE` cannot reach `handle_add` through it. A class's header and the
+    plain values of its body belong to the class's name the same way. What the value
+    calls must be an inert class of the project (`calls`: checked when the closure is
+    known, see `keys`), and attribute bases must be modules (`modules`); otherwise the
+    binding's references count for every test, as any module-level code does.
+    """
+
+    name: str
+    refs: frozenset[str]
+    calls: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -165,6 +199,18 @@ class FileFacts:
     aliases: tuple[tuple[str, str], ...] = ()  # (local name, original name) of imports
     opaque: str = ""
     names: frozenset[str] = field(default=frozenset())  # simple names of its functions
+    bindings: tuple[Binding, ...] = ()
+    # Names bound at module level, or declared global, other than by `def` and `class`.
+    assigned: frozenset[str] = frozenset()
+
+    def all_refs(self) -> frozenset[str]:
+        """Every name the file refers to, anywhere (for the import graph's edges)."""
+        out = set(self.module_refs)
+        for fn in self.functions:
+            out.update(fn.refs)
+        for b in self.bindings:
+            out.update(b.refs)
+        return frozenset(out)
 
 
 def _segment(lines: list[bytes], node: ast.AST, start: ast.AST | None = None) -> bytes:
@@ -203,7 +249,15 @@ class _Refs:
         self.sensitive = sensitive  # local alias -> sensitive module ("sys", "os", "os.path")
         self.opaque = opaque
 
-    def scan(self, roots: list[ast.AST], out: set[str]) -> None:
+    def scan(
+        self, roots: list[ast.AST], out: set[str], known: dict[str, str] | None = None
+    ) -> None:
+        """Add the names `roots` refer to to `out`.
+
+        `known`: locals whose every binding is `x = C(...)` (C a plain name): a computed
+        `getattr(x, name)` reaches only what objects of the classes named C hold
+        (recorded as the reference `CLASS_ATTRS + C`); any other computed one is opaque.
+        """
         stack: list[ast.AST] = list(roots)
         parents: dict[int, ast.AST] = {}
         while stack:
@@ -236,6 +290,15 @@ class _Refs:
                     if len(args) < 2 or not (
                         isinstance(args[1], ast.Constant) and isinstance(args[1].value, str)
                     ):
+                        receiver = args[0] if args else None
+                        if (
+                            node.func.id in ("getattr", "hasattr")
+                            and known
+                            and isinstance(receiver, ast.Name)
+                            and receiver.id in known
+                        ):
+                            out.add(CLASS_ATTRS + known[receiver.id])
+                            continue
                         self.opaque.append(f"{node.func.id}() with a computed name")
                     else:
                         out.add(args[1].value)  # getattr(obj, "name"): the attribute `name`
@@ -357,6 +420,15 @@ def _decorated(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return False
 
 
+def _accessor(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A property (or its setter): run by attribute access, without its name being called."""
+    for d in fn.decorator_list:
+        name = d.attr if isinstance(d, ast.Attribute) else d.id if isinstance(d, ast.Name) else ""
+        if name in _ACCESSORS:
+            return True
+    return False
+
+
 def _base_name(expr: ast.expr) -> str | None:
     if isinstance(expr, ast.Name):
         return expr.id
@@ -365,6 +437,140 @@ def _base_name(expr: ast.expr) -> str | None:
     if isinstance(expr, ast.Subscript):  # Generic[T], Protocol[T]
         return _base_name(expr.value)
     return None
+
+
+def _known_locals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """Locals of `fn` whose every binding is `x = C(...)` with one plain name C: {x: C}."""
+    made: dict[str, set[str]] = {}
+    assigned: dict[str, int] = {}
+    stores: dict[str, int] = {}
+    unknown: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, ast.arg):
+            unknown.add(node.arg)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            unknown.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            unknown.add(node.name)
+        elif isinstance(node, ast.alias):
+            unknown.add(node.asname or node.name.split(".")[0])
+        elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
+            unknown.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            unknown.add(node.rest)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if node is not fn:
+                unknown.add(node.name)
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Name)
+        ):
+            x = node.targets[0].id
+            made.setdefault(x, set()).add(node.value.func.id)
+            assigned[x] = assigned.get(x, 0) + 1
+    bound = unknown | stores.keys()
+    return {
+        x: c
+        for x, cs in made.items()
+        for c in cs
+        if len(cs) == 1
+        and x not in unknown
+        and stores.get(x) == assigned[x]
+        and c not in bound  # C itself is the module's name, not a local
+    }
+
+
+def _plain(expr: ast.AST | None, calls: list[str], depth: int = 0) -> bool:
+    """True if evaluating `expr` runs no code of the project beyond what `calls` names.
+
+    Constants, names, containers, operators, subscripts, attributes, f-strings, lambdas
+    (made, not called) and calls of plain names (recorded in `calls`, for the caller to
+    check) with plain arguments. Operators, subscripts and attributes run methods of the
+    objects involved: objects that a plain value can see were made by module-level code
+    that every test reaches (with their classes, whose dunder methods and properties
+    come with them), or are objects of inert classes, or builtins.
+    """
+    if expr is None:
+        return True
+    if depth > 100:
+        return False
+    nxt = depth + 1
+    if isinstance(expr, ast.Constant | ast.Name):
+        return True
+    if isinstance(expr, ast.Call):
+        if not isinstance(expr.func, ast.Name):
+            return False
+        calls.append(expr.func.id)
+        return all(
+            not isinstance(a, ast.Starred) and _plain(a, calls, nxt) for a in expr.args
+        ) and all(k.arg is not None and _plain(k.value, calls, nxt) for k in expr.keywords)
+    if isinstance(expr, ast.Lambda):
+        # Made, not run (its body counts for whoever reaches the binding); its defaults run.
+        a = expr.args
+        return all(_plain(d, calls, nxt) for d in [*a.defaults, *a.kw_defaults] if d is not None)
+    if isinstance(expr, ast.Dict):
+        return all(k is not None and _plain(k, calls, nxt) for k in expr.keys) and all(
+            _plain(v, calls, nxt) for v in expr.values
+        )
+    if isinstance(
+        expr,
+        ast.Tuple
+        | ast.List
+        | ast.Set
+        | ast.BinOp
+        | ast.UnaryOp
+        | ast.BoolOp
+        | ast.Compare
+        | ast.Subscript
+        | ast.Slice
+        | ast.Attribute
+        | ast.IfExp
+        | ast.JoinedStr
+        | ast.FormattedValue
+        | ast.expr_context
+        | ast.operator
+        | ast.unaryop
+        | ast.boolop
+        | ast.cmpop,
+    ):
+        return all(
+            not isinstance(c, ast.Starred | ast.NamedExpr) and _plain(c, calls, nxt)
+            for c in ast.iter_child_nodes(expr)
+        )
+    return False
+
+
+def _binding(
+    node: ast.AST, owner: str | None, lazy_annotations: bool
+) -> tuple[str, list[ast.AST], list[str]] | None:
+    """(bound name, values, calls) of a plain assignment, or None.
+
+    `owner`: the class whose body it is in (the binding belongs to the class's name).
+    """
+    values: list[ast.AST]
+    if isinstance(node, ast.Assign):
+        targets, values = node.targets, [node.value]
+    elif isinstance(node, ast.AnnAssign):
+        targets = [node.target]
+        values = [v for v in (node.annotation, node.value) if v is not None]
+    else:
+        return None
+    if not all(isinstance(t, ast.Name) for t in targets):
+        return None
+    calls: list[str] = []
+    # Annotations under `from __future__ import annotations` are strings: never run.
+    checked = values[1:] if lazy_annotations and isinstance(node, ast.AnnAssign) else values
+    if not all(_plain(v, calls) for v in checked):
+        return None
+    if owner is None and len(targets) != 1:
+        return None
+    name = owner if owner is not None else targets[0].id  # type: ignore[attr-defined]
+    return name, values, calls
 
 
 def analyze(data: bytes, package: str) -> FileFacts:
@@ -384,22 +590,37 @@ def analyze(data: bytes, package: str) -> FileFacts:
         return FileFacts((), "raw:" + digest(data), opaque="too deeply nested to analyse")
 
 
-def _analyze(tree: ast.Module, data: bytes, package: str) -> FileFacts:
+def _analyze(tree: ast.Module, data: bytes, package: str) -> FileFacts:  # noqa: C901
     opaque: list[str] = []
     sensitive: dict[str, str] = {}
     imports, aliases = _imports(tree, package, sensitive, opaque)
     _check_os_path(tree, sensitive, opaque)
+    lazy_annotations = any(
+        isinstance(n, ast.ImportFrom)
+        and n.module == "__future__"
+        and any(a.name == "annotations" for a in n.names)
+        for n in tree.body
+    )
     lines = data.splitlines(keepends=True) or [b""]
     refs = _Refs(_docstring_nodes(tree), sensitive, opaque)
     functions: list[FunctionFacts] = []
     classes: list[ClassFacts] = []
+    bindings: list[Binding] = []
     seen: dict[str, int] = {}
     module_roots: list[ast.AST] = []
+    made_at_import: set[str] = set()  # classes that anything may hold (see `Binding`)
     cuts: list[tuple[int, int, int, int]] = []  # body spans cut out of the skeleton
-    todo: list[tuple[ast.AST, str]] = [(tree, "")]
+
+    def bind(name: str, values: list[ast.AST], calls: list[str]) -> None:
+        names: set[str] = set()
+        refs.scan(values, names)
+        bindings.append(Binding(name, frozenset(names), tuple(calls)))
+
+    # (scope, qualname prefix, the class it is the body of, whether that class is plain)
+    todo: list[tuple[ast.Module | ast.ClassDef, str, str | None, bool]] = [(tree, "", None, True)]
     while todo:
-        scope, prefix = todo.pop()
-        for node in ast.iter_child_nodes(scope):
+        scope, prefix, owner, plain_owner = todo.pop()
+        for node in scope.body:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 q = prefix + node.name
                 n = seen.get(q, 0)
@@ -407,22 +628,45 @@ def _analyze(tree: ast.Module, data: bytes, package: str) -> FileFacts:
                 first = _body_start(node)
                 body = _segment(lines, node.body[-1], first) if first is not None else b""
                 names: set[str] = set()
-                refs.scan(list(node.body), names)
+                refs.scan(list(node.body), names, _known_locals(node))
+                special = (
+                    (node.name.startswith("__") and node.name.endswith("__"))
+                    or node.name in PROTOCOL_NAMES
+                    or _accessor(node)
+                )
+                implicit = special and owner is not None and plain_owner
+                always = (
+                    _decorated(node)
+                    or (special and owner is not None and not implicit)
+                    or (owner is None and node.name in _MODULE_HOOKS)
+                    or (owner is not None and node.name in _AT_DEFINITION)
+                )
                 functions.append(
                     FunctionFacts(
                         q if n == 0 else f"{q}#{n}",
                         node.name,
                         digest(body),
                         frozenset(names),
-                        (node.name.startswith("__") and node.name.endswith("__"))
-                        or node.name in PROTOCOL_NAMES
-                        or _decorated(node),
+                        always,
+                        implicit and node.name not in _AT_DEFINITION,
                     )
                 )
-                # Signature, defaults and decorators run at import: module level.
-                module_roots.extend([*node.decorator_list, node.args])
-                if node.returns is not None:
-                    module_roots.append(node.returns)
+                # Decorators run at import: module level. Defaults and annotations too,
+                # but a plain one matters only to a test that reaches the function.
+                module_roots.extend(node.decorator_list)
+                a = node.args
+                sig: list[ast.AST] = [*a.defaults, *(d for d in a.kw_defaults if d is not None)]
+                notes: list[ast.AST] = [node.returns] if node.returns is not None else []
+                for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+                    if arg is not None and arg.annotation is not None:
+                        notes.append(arg.annotation)
+                calls: list[str] = []
+                checked = sig if lazy_annotations else [*sig, *notes]
+                if all(_plain(e, calls) for e in checked):
+                    if sig or notes:
+                        bind(SIGNATURE + (q if n == 0 else f"{q}#{n}"), [*sig, *notes], calls)
+                else:
+                    module_roots.extend([*sig, *notes])
                 if first is not None:
                     end = node.body[-1]
                     cuts.append(
@@ -435,22 +679,50 @@ def _analyze(tree: ast.Module, data: bytes, package: str) -> FileFacts:
                     )
             elif isinstance(node, ast.ClassDef):
                 q = prefix + node.name
+                meta = any(k.arg == "metaclass" for k in node.keywords)
+                decorated = _decorated(node)  # type: ignore[arg-type]
                 classes.append(
                     ClassFacts(
                         q,
                         node.name,
                         tuple(_base_name(b) for b in node.bases),
-                        any(k.arg == "metaclass" for k in node.keywords),
+                        meta,
+                        decorated,
                     )
                 )
-                module_roots.extend([*node.decorator_list, *node.bases, *node.keywords])
-                todo.append((node, q + "."))
-            elif _is_all(node):
+                header: list[ast.AST] = [*node.bases, *(k.value for k in node.keywords)]
+                module_roots.extend(node.decorator_list)
+                calls = []
+                plain = not (meta or decorated) and plain_owner
+                if plain and all(_plain(e, calls) for e in header):
+                    bind(node.name, header, calls)
+                else:
+                    # A registering decorator or a metaclass can hand the class to anyone.
+                    module_roots.extend(header)
+                    made_at_import.add(node.name)
+                    plain = False
+                todo.append((node, q + ".", node.name, plain))
+            elif owner is None and _is_all(node):
                 continue  # names a star import exports: strings, not references
             else:
-                module_roots.append(node)
-    module_refs: set[str] = set()
+                got = _binding(node, owner if plain_owner else "", lazy_annotations)
+                if got is not None and got[0]:
+                    bind(*got)
+                else:
+                    module_roots.append(node)
+    module_refs: set[str] = set(made_at_import)
     refs.scan(module_roots, module_refs)
+    assigned: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global):
+            assigned.update(node.names)
+    for top in tree.body:
+        if not isinstance(top, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            for node in ast.walk(top):
+                if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                    assigned.add(node.id)
+                elif isinstance(node, ast.alias) and node.asname:
+                    assigned.add(node.asname)
     return FileFacts(
         imports=tuple(imports),
         skeleton="skel:" + digest(_cut(lines, cuts)),
@@ -460,6 +732,8 @@ def _analyze(tree: ast.Module, data: bytes, package: str) -> FileFacts:
         aliases=tuple(aliases),
         opaque=opaque[0] if opaque else "",
         names=frozenset(f.name for f in functions),
+        bindings=tuple(bindings),
+        assigned=frozenset(assigned),
     )
 
 

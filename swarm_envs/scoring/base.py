@@ -54,11 +54,7 @@ class Scorer(abc.ABC):
         self._snap_lock = threading.Lock()
 
     def evaluate(
-        self,
-        selection: Sequence[str] | None = None,
-        *,
-        held_out: bool = False,
-        fresh: bool = False,
+        self, selection: Sequence[str] | None = None, *, held_out: bool = False, fresh: bool = False
     ) -> TestReport:
         """Run (or look up) the selected canonical tests on the workspace's current source.
 
@@ -68,8 +64,8 @@ class Scorer(abc.ABC):
                 Entries that match no visible test are reported in `failures`.
             held_out: also run every held-out test (reported in `TestReport.held_out`).
                 Never for output an agent sees.
-            fresh: run every selected test now, reading no cached outcome (in this
-                process or on disk); what validation judges a reference by.
+            fresh: run every selected test now, under the guard, whatever any cache holds
+                (the authoritative count of an episode's end; see docs/integrity.md).
 
         Returns:
             A `TestReport`; never raises for anything the code under test does.
@@ -160,7 +156,7 @@ class Scorer(abc.ABC):
     ) -> TestReport:
         """Evaluate `selected` (canonical ids in suite order); may raise `ScoringError`.
 
-        `fresh`: read no cached outcome (every selected test runs).
+        `fresh`: run them all, using no cached outcome.
         """
 
     @property

@@ -234,8 +234,8 @@ class FastScorer(Scorer):
                 return replace(last[2], wall_s=time.monotonic() - start, cached=True, ran=0)
             blobs = self.snapshot.contents(files)
             first, self._evaluated = not self._evaluated, True
-            dkey = self._disk_key(files, selected) if first and self.disk and not fresh else ""
-            stored = self._from_disk(dkey, files, blobs, selected) if dkey else None
+            dkey = self._disk_key(files, selected) if first and self.disk else ""
+            stored = self._from_disk(dkey, files, blobs, selected) if dkey and not fresh else None
             if stored is not None:
                 return self._report(files, selected, unmatched, *stored, 0, start)
             graph = self._graph.analyse(files, blobs, self.coll.test_files, self._test_digests)
@@ -247,7 +247,10 @@ class FastScorer(Scorer):
             findings: list[dict[str, str]] = []
             missing: dict[str, list[str]] = {}
             for tf, nids in by_file.items():
-                have, found = self._lookup(tf, keyer, set(nids)) if not fresh else ({}, [])
+                if fresh:
+                    missing[tf] = list(nids)
+                    continue
+                have, found = self._lookup(tf, keyer, set(nids))
                 findings.extend(found)
                 for n in nids:
                     if n in have:
@@ -273,6 +276,8 @@ class FastScorer(Scorer):
             if dkey and ran == len(selected) and self.disk is not None:
                 self.disk.put("start", dkey, {"records": records, "notes": notes})
         with self._lock:
+            if fresh:
+                self._forget_disagreeing(keyer, results)
             return self._report(files, selected, unmatched, results, notes, findings, ran, start)
 
     def _report(
@@ -302,6 +307,17 @@ class FastScorer(Scorer):
         )
         self._last = (files, tuple(selected), report)
         return report
+
+    def _forget_disagreeing(self, keyer: Keyer, fresh: dict[str, tuple[bool, str]]) -> None:
+        """Drop the entries that hold for this snapshot but contradict a fresh run."""
+        for tf, entries in self._entries.items():
+            keep = [
+                e
+                for e in entries
+                if not any(fresh.get(n, got)[0] != got[0] for n, got in e.results.items())
+                or not keyer.valid(tf, e)
+            ]
+            entries[:] = keep
 
     def _lookup(
         self, tf: str, keyer: Keyer, wanted: set[str]

@@ -129,11 +129,7 @@ class _Resolver:
     def _names(self, rel: str) -> frozenset[str]:
         hit = self.refs.get(rel)
         if hit is None:
-            f = self.facts[rel]
-            names = set(f.module_refs)
-            for fn in f.functions:
-                names.update(fn.refs)
-            hit = self.refs[rel] = frozenset(names)
+            hit = self.refs[rel] = self.facts[rel].all_refs()
         return hit
 
     def _edges(self, rel: str) -> tuple[list[str], dict[str, str]]:

@@ -16,8 +16,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .analysis import CLASS_ATTRS, PURE_CALLS, SIGNATURE, ClassFacts, FileFacts, FunctionFacts
 from .analysis import SAFE_BASES as _SAFE_BASES
-from .analysis import ClassFacts, FileFacts, FunctionFacts
 from .collection import Collection
 from .graph import Closure
 
@@ -73,11 +73,24 @@ class Entry:
 
 
 class _Reach:
-    """Functions reachable by name within one closure (see `analysis`)."""
+    """Functions reachable by name within one closure (see `analysis`).
+
+    A test reaches the names its body refers to; a name reaches every function of that
+    name (whatever the receiver: a sound over-approximation), the plain module-level
+    values bound to it (`analysis.Binding`), and, when it names a class, that class's
+    header and plain body and its dunder and protocol methods (only objects of a class
+    that something reached can have them called). Module-level code that is not a plain
+    binding, and what it names, is reached by every test, as are decorated functions,
+    the helpers of the test files and the methods of classes foreign code calls back.
+    """
 
     def __init__(self, closure: Closure, facts: Callable[[str], FileFacts | None]):
         self.by_name: dict[str, list[tuple[str, FunctionFacts]]] = {}
         self.aliases: dict[str, set[str]] = {}
+        self.bindings: dict[str, list[frozenset[str]]] = {}
+        self.implicit: dict[str, list[tuple[str, FunctionFacts]]] = {}  # by class name
+        self.methods: dict[tuple[str, str], list[FunctionFacts]] = {}  # (file, class)
+        self.assigned: set[str] = set()  # names something other than a class may be
         seeds: set[str] = set()
         always: list[tuple[str, FunctionFacts]] = []
         classes: dict[str, list[tuple[str, ClassFacts]]] = {}
@@ -88,16 +101,38 @@ class _Reach:
                 continue
             per_file[rel] = f
             seeds.update(f.module_refs)
+            self.assigned.update(f.assigned)
             for local, original in f.aliases:
                 self.aliases.setdefault(local, set()).add(original)
             for c in f.classes:
                 classes.setdefault(c.name, []).append((rel, c))
             canonical = rel in closure.canonical
             for fn in f.functions:
-                self.by_name.setdefault(fn.name, []).append((rel, fn))
+                owner = fn.qualname.partition("#")[0].rpartition(".")[0]
+                if owner:
+                    self.methods.setdefault((rel, owner), []).append(fn)
+                if fn.implicit:
+                    # Called on objects of its class, explicitly (`super().__init__()`,
+                    # `x.keys()`) or not: it comes with the class, never by its name.
+                    self.implicit.setdefault(owner.rpartition(".")[2], []).append((rel, fn))
+                else:
+                    self.by_name.setdefault(fn.name, []).append((rel, fn))
                 # Fixtures, helpers and setup methods of the test files run for any test.
                 if fn.always or (canonical and not fn.name.startswith("test")):
                     always.append((rel, fn))
+        self.classes = classes
+        inert = _inert(classes, self.by_name, self.methods)
+        for rel, f in per_file.items():
+            for b in f.bindings:
+                if all(c in inert for c in b.calls):
+                    name = (
+                        _sig(rel, b.name[len(SIGNATURE) :])
+                        if b.name.startswith(SIGNATURE)
+                        else b.name
+                    )
+                    self.bindings.setdefault(name, []).append(b.refs)
+                else:
+                    seeds.update(b.refs)  # it may run the project's code at import
         dispatched = _dispatched(classes)
         for rel, f in per_file.items():
             for fn in f.functions:
@@ -115,36 +150,120 @@ class _Reach:
     ) -> None:
         todo = list(names)
         done: set[str] = set()
-        for rel, fn in functions:
+
+        def add(rel: str, fn: FunctionFacts) -> None:
             if (rel, fn.qualname) not in reached:
                 reached.add((rel, fn.qualname))
                 todo.extend(fn.refs)
+                todo.append(_sig(rel, fn.qualname))  # its defaults and annotations
+
+        for rel, fn in functions:
+            add(rel, fn)
         while todo:
             name = todo.pop()
             if name in done:
                 continue
             done.add(name)
+            if name.startswith(CLASS_ATTRS):
+                self._attrs(name[len(CLASS_ATTRS) :], reached, todo, add)
+                continue
             todo.extend(self.aliases.get(name, ()))
             for rel, fn in self.by_name.get(name, ()):
-                if (rel, fn.qualname) not in reached:
-                    reached.add((rel, fn.qualname))
-                    todo.extend(fn.refs)
+                add(rel, fn)
+            for refs in self.bindings.get(name, ()):
+                todo.extend(refs)
+            for rel, fn in self.implicit.get(name, ()):
+                add(rel, fn)
+
+    def _attrs(
+        self,
+        cls: str,
+        reached: set[tuple[str, str]],
+        todo: list[str],
+        add: Callable[[str, FunctionFacts], None],
+    ) -> None:
+        """A computed attribute of an object of the class `cls`: any of its methods."""
+        found = [c for n in (cls, *self.aliases.get(cls, ())) for c in self.classes.get(n, ())]
+        if not found or cls in self.by_name or cls in self.assigned or cls in self.aliases:
+            reached.add(EVERYTHING)  # not (only) a class of the project: anything
+            return
+        todo.append(cls)
+        for rel, c in found:
+            for fn in self.methods.get((rel, c.qualname), ()):
+                add(rel, fn)
+            for base in c.bases:
+                if base is None:
+                    reached.add(EVERYTHING)
+                elif base in self.classes:
+                    todo.append(CLASS_ATTRS + base)
 
     def of_test(self, test_file: str, qualname: str) -> set[tuple[str, str]] | None:
         """The functions a test can reach: the base, and what its own body names.
 
         A test whose function is not found in its file by qualname (inherited from a
         base class) takes every function of that name in the file; one not found at all
-        (None) depends on everything.
+        (None) depends on everything, as does one that reaches a computed attribute of
+        an object whose class is not known.
         """
+        if EVERYTHING in self.base:
+            return None
         name = qualname.rpartition(".")[2]
         mine = [(rel, fn) for rel, fn in self.by_name.get(name, ()) if rel == test_file]
         own = [(rel, fn) for rel, fn in mine if fn.qualname.partition("#")[0] == qualname]
         if not (own or mine):
             return None
         reached = set(self.base)
-        self._grow(reached, set(), own or mine)
-        return reached
+        # The class a test method belongs to: its header and body, its setup methods.
+        owner = qualname.rpartition(".")[0]
+        self._grow(reached, {owner.rpartition(".")[2]} if owner else set(), own or mine)
+        return None if EVERYTHING in reached else reached
+
+
+#: in a reached set: the test can reach anything (see `_Reach._attrs`)
+EVERYTHING = ("*", "*")
+
+
+def _sig(rel: str, qualname: str) -> str:
+    """The name under which a function's defaults and annotations are bound."""
+    return f"{SIGNATURE}{rel}:{qualname}"
+
+
+def _inert(
+    classes: dict[str, list[tuple[str, ClassFacts]]],
+    by_name: dict[str, list[tuple[str, FunctionFacts]]],
+    methods: dict[tuple[str, str], list[FunctionFacts]],
+) -> set[str]:
+    """Names a plain value may call at import without running the project's code.
+
+    The builtins that only build containers, and classes of the project (every class of
+    that name, and no function of it) that define no method, have no metaclass and no
+    decorator that is not a pure one, and whose bases are inert or inert builtins.
+    """
+    out: set[str] = {n for n in PURE_CALLS if n not in classes and n not in by_name}
+    state: dict[str, bool] = {}
+
+    def visit(name: str, depth: int = 0) -> bool:
+        if name in state:
+            return state[name]
+        state[name] = False  # a cycle is not inert
+        ok = name in classes and name not in by_name and depth < 50
+        for rel, c in classes.get(name, ()) if ok else ():
+            if c.metaclass or c.decorated or methods.get((rel, c.qualname)):
+                ok = False
+                break
+            for base in c.bases:
+                if base is None or not (
+                    visit(base, depth + 1) if base in classes else base in _SAFE_BASES
+                ):
+                    ok = False
+                    break
+            if not ok:
+                break
+        state[name] = ok
+        return ok
+
+    out.update(n for n in classes if visit(n))
+    return out
 
 
 def _dispatched(classes: dict[str, list[tuple[str, ClassFacts]]]) -> dict[str, set[str]]:

@@ -53,7 +53,7 @@ class SubprocessScorer(Scorer):
     def _evaluate(
         self, selected: list[str], unmatched: list[str], start: float, *, fresh: bool = False
     ) -> TestReport:
-        # Every evaluation is a fresh run: `fresh` changes nothing here.
+        # Every evaluation is a fresh run: nothing is cached.
         coll = self.collection
         targets = sorted({i.split("::")[0] for i in selected})
         if not targets:

@@ -52,9 +52,14 @@ def test_imports_functions_and_references():
     assert "evaluate" not in fns["handle_add"].refs  # docstrings name nothing
     assert "walk" in fns["Node.visit"].refs  # a constant attribute name counts
     assert "deep" in fns["nested"].refs  # nested functions belong to their parent
-    assert fns["Node.__eq__"].always and fns["Node.decorated"].always
-    assert not fns["handle_add"].always
-    assert {"handle_add", "LIMIT"} <= f.module_refs and "tokenize" not in f.module_refs
+    # A dunder comes with its class; a registering decorator makes a function everyone's.
+    assert fns["Node.__eq__"].implicit and not fns["Node.__eq__"].always
+    assert fns["Node.decorated"].always
+    assert not fns["handle_add"].always and not fns["handle_add"].implicit
+    # A plain module-level value belongs to its name: reached only through `TABLE`.
+    binds = {b.name: b.refs for b in f.bindings}
+    assert "handle_add" in binds["TABLE"] and "handle_add" not in f.module_refs
+    assert "Base" in binds["Node"] and "tokenize" not in f.module_refs
     assert [(c.qualname, c.bases) for c in f.classes] == [("Node", ("Base",))]
     assert not f.opaque
 
@@ -135,3 +140,31 @@ def test_broken_deep_and_huge_files_never_raise():
     huge = analyze(b"x = 1\n" * 400_000, "")
     assert huge.opaque
     assert analyze(b"\xff\xfe not utf-8 \x00", "").skeleton.startswith("raw:")
+
+
+def test_a_fixture_is_everyones_and_a_plain_value_only_its_names():
+    src = b"""import pytest
+from .spec import Spec
+
+@pytest.fixture
+def db():
+    return connect()
+
+TABLE = {"a": handler}
+SPEC = Spec(handler2)
+MADE = build(handler3)
+LATER = lambda: handler4()
+EARLY = lambda x=build2(): x
+"""
+    f = analyze(src, "pkg")
+    fns = {fn.qualname: fn for fn in f.functions}
+    assert fns["db"].always  # pytest calls it by a parameter's name
+    binds = {b.name: b for b in f.bindings}
+    assert binds["TABLE"].refs >= {"handler"} and not binds["TABLE"].calls
+    assert binds["SPEC"].calls == ("Spec",)  # kept only if Spec is inert (see keys)
+    assert "LATER" in binds and "handler4" in binds["LATER"].refs
+    # What a value calls at import is checked with the closure (`keys`): a call of
+    # anything but an inert class makes the binding's names everyone's.
+    assert binds["MADE"].calls == ("build",) and "handler3" in binds["MADE"].refs
+    assert binds["EARLY"].calls == ("build2",)  # a lambda's defaults run at import
+    assert "handler" not in f.module_refs and "handler4" not in f.module_refs

@@ -203,3 +203,186 @@ def test_a_fresh_episode_never_inherits_another_contents_outcome(tmp_path, make_
         again = sc.evaluate()
     assert not hacked.per_test["tests/test_handlers.py::test_double"]
     assert again.per_test["tests/test_handlers.py::test_double"] and again.passed == 7
+
+
+SHAPES = textwrap.dedent(
+    """\
+    from dataclasses import dataclass
+
+
+    class Base:
+        def __init__(self, v):
+            self.v = v
+
+
+    class Shape(Base):
+        def __init__(self, v):
+            super().__init__(v * 2)
+
+        def __eq__(self, other):
+            return isinstance(other, Shape) and self.v == other.v
+
+        __hash__ = object.__hash__
+
+        @property
+        def area(self):
+            return self.v * 10
+
+        def grow(self):
+            return self.v + 1
+
+        def shrink(self):
+            return self.v - 1
+
+
+    @dataclass(frozen=True)
+    class Spec:
+        fn: object
+
+
+    def scale(x):
+        return x * 5
+
+
+    SPEC = Spec(scale)
+    ALIAS = Shape
+    """
+)
+SHAPE_TESTS = {
+    "test_shapes.py": textwrap.dedent(
+        """\
+        from adv.shapes import ALIAS, SPEC, Shape
+
+
+        def test_eq():
+            assert Shape(1) == Shape(1)
+
+
+        def test_area():
+            assert Shape(1).area == 20
+
+
+        def test_by_computed_name():
+            s = Shape(1)
+            for name, want in (("grow", 3), ("shrink", 1)):
+                assert getattr(s, name)() == want
+
+
+        def test_spec():
+            assert SPEC.fn(2) == 10
+
+
+        def test_alias_by_computed_name():
+            a = ALIAS(1)
+            for name in ("grow",):
+                assert getattr(a, name)() == 3
+        """
+    ),
+    "test_other.py": "from adv.fns import double\n\n\ndef test_double():\n"
+    "    assert double(2) == 4\n",
+}
+SHAPE_EDITS = [
+    ("a base class's __init__, reached through the class header", "self.v = v", "self.v = v + 1"),
+    ("a dunder that comes with its class", "self.v == other.v", "self.v != other.v"),
+    ("a property", "self.v * 10", "self.v * 11"),
+    ("a method reached by a computed name on an object of a known class", "- 1", "- 2"),
+    ("a function held by an inert class's object at module level", "x * 5", "x * 6"),
+    ("a method reached by a computed name through a module-level alias", "+ 1", "+ 2"),
+]
+
+
+@pytest.mark.timeout(600)
+def test_the_fast_scorer_agrees_after_edits_that_only_class_and_value_reach_see(tmp_path, sandbox):
+    """Edits of what a test reaches through classes and module-level values, not names."""
+    solution = {
+        "adv/__init__.py": "",
+        "adv/fns.py": SOLUTION["adv/fns.py"],
+        "adv/shapes.py": SHAPES,
+    }
+    task = write_task(
+        tmp_path / "shapes", solution=solution, tests=SHAPE_TESTS, start=solution, name="shapes"
+    )
+    task.materialize(sandbox.root)
+    with make_scorer(task, sandbox) as fast, make_scorer(task, sandbox, kind="subprocess") as fresh:
+        assert fast.evaluate().passed == 6
+        for what, old, new in SHAPE_EDITS:
+            _put(sandbox, "adv/shapes.py", SHAPES.replace(old, new, 1))
+            a, b = fast.evaluate(), fresh.evaluate()
+            assert a.verdict == b.verdict == "ok", (what, a.error, b.error)
+            assert a.per_test == b.per_test, what
+            assert a.passed < 6, what  # the edit broke something: the control
+            # The test that reaches none of it is never re-run for it.
+            assert a.ran < 6, what
+            _put(sandbox, "adv/shapes.py", SHAPES)
+            assert fast.evaluate().per_test == fresh.evaluate().per_test, f"back: {what}"
+        assert fast.evaluate(fresh=True).per_test == fresh.evaluate().per_test
+
+
+def _reach(files: dict[str, bytes], tests: dict[str, bytes], nodeid: str):
+    from swarm_envs.scoring.graph import ImportGraph
+    from swarm_envs.scoring.keys import Keyer
+    from swarm_envs.scoring.snapshot import digest
+
+    digests = {rel: digest(data) for rel, data in files.items()}
+    blobs = {digest(data): data for data in files.values()}
+    tds = {rel: digest(data) for rel, data in tests.items()}
+    g = ImportGraph().analyse(digests, blobs, tests, tds)
+    items = Keyer(digests, g.fact, g.closures, None, tds).items_for(nodeid.split("::")[0], nodeid)
+    return None if items is None else {f"{rel}:{q}" for rel, qs in items.items() for q in qs}
+
+
+def test_keys_follow_values_and_classes_and_widen_on_what_runs_at_import():
+    m = textwrap.dedent(
+        """\
+        REG = []
+
+
+        class Spec:
+            pass
+
+
+        class Loud:
+            def __init__(self, f):
+                REG.append(f)
+
+
+        def h1():
+            return 1
+
+
+        def h2():
+            return 2
+
+
+        def h3():
+            return 3
+
+
+        A = Spec(h1)
+        B = Loud(h2)
+        C = {"x": h3}
+
+
+        def other():
+            return 0
+
+
+        def by_table(k):
+            return C[k]()
+        """
+    ).encode()
+    files = {"pkg/__init__.py": b"", "pkg/m.py": m}
+    tests = {
+        "tests/test_a.py": b"from pkg.m import other, by_table\n\n\ndef test_o():\n"
+        b"    assert other() == 0\n\n\ndef test_t():\n    assert by_table('x') == 3\n",
+        "tests/test_b.py": b"from pkg.m import other\n\n\ndef test_dyn(n):\n"
+        b"    x = other\n    assert getattr(x, n)\n",
+    }
+    o = _reach(files, tests, "tests/test_a.py::test_o")
+    # h2 went to a class that runs code at construction: everyone's. h1 sits in an inert
+    # object, h3 in a table: theirs only who reach A or C.
+    assert o is not None and {"pkg/m.py:other", "pkg/m.py:h2", "pkg/m.py:Loud.__init__"} <= o
+    assert "pkg/m.py:h1" not in o and "pkg/m.py:h3" not in o
+    assert "pkg/m.py:h3" in _reach(files, tests, "tests/test_a.py::test_t")
+    # A computed attribute of something that is not an object of a known class: opaque.
+    assert _reach(files, tests, "tests/test_b.py::test_dyn") is None

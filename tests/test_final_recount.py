@@ -1,0 +1,86 @@
+"""The authoritative end of an episode: a stale or forged cache entry moves credit in time
+within the episode, but never creates it (docs/integrity.md, "The last count").
+
+The forged entries stand for what a guard that missed an attack would have stored: the
+test writes them into the fast scorer's in-process cache itself, then plays the episode
+through the public API.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import call, step_one
+
+from swarm_envs.scoring.keys import shared_entries
+
+GCD = "tests/test_calc.py::TestGcd::"
+
+
+def unreached(n: int) -> dict:
+    """An edit no test can reach (a module nothing imports)."""
+    return call("write_file", tokens=1, path="notes.py", content=f"X = {n}\n")
+
+
+@pytest.fixture
+def forge():
+    """Makes the cached outcomes of `TestGcd` say "passed" (undone afterwards)."""
+    forged = []
+
+    def apply(env) -> list[str]:
+        lock, entries = shared_entries(env.unwrapped.episode.scorer.collection)
+        with lock:
+            for per_file in entries.values():
+                for entry in per_file:
+                    entry.results.update({n: (True, "") for n in entry.results if GCD in n})
+        forged.append((lock, entries))
+        return sorted(n for n in env.unwrapped.episode.per_test if GCD in n)
+
+    yield apply
+    for lock, entries in forged:
+        with lock:
+            entries.clear()  # no other test may see them
+
+
+def test_a_forged_entry_is_taken_back_by_the_last_reward(make_env, forge):
+    env = make_env("calc", num_agents=1)
+    _, infos = env.reset(seed=0)
+    start = infos["agent_0"]["tests_passed"]
+    assert step_one(env, unreached(1))[1] == 0  # the starting state's entries are made
+    forged = forge(env)
+    assert forged and not any(infos["agent_0"]["per_test"][t] for t in forged)
+    # Another edit no test can reach: the per-step count comes from the forged entries.
+    _, reward, info = step_one(env, unreached(2))
+    assert reward == len(forged) and info["tests_passed"] == start + len(forged)
+    _, last, _, _, infos = env.step({"agent_0": call("done", tokens=1, summary="x")})
+    info = infos["agent_0"]
+    # The final count is a fresh run: the last reward takes the forged credit back.
+    assert last["agent_0"] == -len(forged)
+    assert reward + last["agent_0"] == 0 == info["tests_passed"] - start
+    assert info["episode"]["r"] == 0
+    recount = [f for f in info["integrity"] if f["kind"] == "final_recount"]
+    assert len(recount) == 1 and recount[0]["since_step"] == "2"
+    ep = env.unwrapped.episode
+    assert ep.recount is not None and ep.recount["tests"] == forged
+    assert ep.recount["per_step"] == start + len(forged) and ep.recount["final"] == start
+
+
+def test_an_honest_episode_ends_without_a_correction(make_env):
+    env = make_env("calc", num_agents=1)
+    _, infos = env.reset(seed=0)
+    _, reward, _ = step_one(env, unreached(1))
+    _, last, _, _, infos = env.step({"agent_0": call("done", tokens=1, summary="x")})
+    assert reward == last["agent_0"] == 0
+    assert not [f for f in infos["agent_0"]["integrity"] if f["kind"] == "final_recount"]
+    assert env.unwrapped.episode.settled and env.unwrapped.episode.recount is None
+
+
+def test_close_mid_episode_still_counts_fresh(make_env, forge):
+    env = make_env("calc", num_agents=1)
+    _, infos = env.reset(seed=0)
+    start = infos["agent_0"]["tests_passed"]
+    step_one(env, unreached(1))
+    forge(env)
+    assert step_one(env, unreached(2))[2]["tests_passed"] > start
+    ep = env.unwrapped.episode
+    env.close()
+    assert ep.settled and ep.recount is not None and ep.recount["final"] == start
