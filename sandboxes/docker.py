@@ -44,13 +44,17 @@ from typing import Any
 
 from swarm_envs.sandboxes import docker_image, users
 from swarm_envs.sandboxes.base import (
+    SCORING_INSIDE,
+    WORKSPACE_INSIDE,
     CommandResult,
     OutputCap,
     Sandbox,
     SandboxLimits,
     ScoringHost,
     WorkerHandle,
+    fixed_env,
     force_rmtree,
+    rlimits,
     write_tree,
 )
 
@@ -58,8 +62,6 @@ from swarm_envs.error import BackendUnavailable, SandboxError
 
 logger = logging.getLogger("swarm_envs.sandboxes")
 
-WORKSPACE_INSIDE = "/workspace"
-SCORING_INSIDE = "/scoring"
 _FALLBACK = (
     "use the local process sandbox instead: make_sandbox('local') "
     "(environment config sandbox='local', the default)"
@@ -110,7 +112,13 @@ def ensure_image(client: Any) -> str:
 def _container_kwargs(limits: SandboxLimits, env: Mapping[str, str]) -> dict[str, Any]:
     from docker.types import Ulimit
 
-    cpu = max(1, int(limits.cpu_s + 0.999))
+    # The address-space limit is the container's memory limit instead (Docker's rlimits
+    # bind each process; mem_limit binds the container as a whole).
+    ulimits = [
+        Ulimit(name=name, soft=soft, hard=hard)
+        for name, (soft, hard) in rlimits(limits).items()
+        if name != "as"
+    ]
     return {
         "network_mode": "none",
         "cap_drop": ["ALL"],
@@ -122,25 +130,8 @@ def _container_kwargs(limits: SandboxLimits, env: Mapping[str, str]) -> dict[str
         "mem_limit": f"{limits.memory_mb}m",
         "memswap_limit": f"{limits.memory_mb}m",
         "pids_limit": limits.max_procs,
-        "ulimits": [
-            Ulimit(name="cpu", soft=cpu, hard=cpu + 1),
-            Ulimit(
-                name="fsize",
-                soft=limits.file_size_mb * 1024 * 1024,
-                hard=limits.file_size_mb * 1024 * 1024,
-            ),
-            Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
-            Ulimit(name="nproc", soft=limits.max_procs, hard=limits.max_procs),
-            Ulimit(name="core", soft=0, hard=0),
-        ],
-        "environment": {
-            "HOME": "/tmp",
-            "TMPDIR": "/tmp",
-            "LANG": "C.UTF-8",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONUNBUFFERED": "1",
-            **env,
-        },
+        "ulimits": ulimits,
+        "environment": {**fixed_env(), **env},
         "detach": True,
         "auto_remove": False,
         "labels": {
