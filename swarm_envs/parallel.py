@@ -100,7 +100,7 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
     | `render_mode` | `"ansi" \| "human" \| None` | `None` | the dashboard as text, or printed |
     | `seed` | `int \| None` | `None` | first unseeded `reset()`'s seed (later: its stream) |
     | `sandbox` | `"local" \| "docker"` | `"local"` | sandbox backend |
-    | `sandbox_isolation` | `"unshare" \| "none" \| ... \| None` | `None` | weaker level, by name |
+    | `sandbox_isolation` | `"bwrap" \| "unshare" \| "none" \| None` | `None` | weaker, by name |
     | `scorer` | `"fast" \| "subprocess"` | `"fast"` | cached fork servers, or one pytest run each |
     | `workspace_quota` | `WorkspaceQuota \| dict` | defaults | what the workspace may hold |
     | `reward_tests` | `"visible" \| "all"` | `"visible"` | the tests the reward counts |
