@@ -95,6 +95,16 @@ def rlimits(limits: SandboxLimits) -> dict[str, tuple[int, int]]:
     }
 
 
+def unrunnable(command: str) -> str | None:
+    """Why no shell can be given `command` (the text of its result), or None.
+
+    A NUL byte cannot be part of an argument: the kernel would cut the command there.
+    """
+    if "\0" in command:
+        return "[not run: the command holds a NUL byte, which no shell command can hold]\n"
+    return None
+
+
 @dataclass(frozen=True)
 class CommandResult:
     """What one command produced.

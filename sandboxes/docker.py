@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import logging
 import os
 import pathlib
+import platform
 import queue
 import socket
 import struct
@@ -55,6 +57,7 @@ from swarm_envs.sandboxes.base import (
     fixed_env,
     force_rmtree,
     rlimits,
+    unrunnable,
     write_tree,
 )
 
@@ -67,13 +70,47 @@ _FALLBACK = (
     "(environment config sandbox='local', the default)"
 )
 _counter = itertools.count()
+#: the containers' init: reaps every orphan at once (SIGCHLD stays pending while blocked,
+#: so none is missed), so a killed command leaves not even a zombie for the next to see
 _REAPER = (
-    "import os, time\n"
+    "import os, signal\n"
+    "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})\n"
     "while True:\n"
     "    try:\n"
-    "        os.wait()\n"
+    "        while os.waitpid(-1, os.WNOHANG)[0]:\n"
+    "            pass\n"
     "    except ChildProcessError:\n"
-    "        time.sleep(1)\n"
+    "        pass\n"
+    "    signal.sigwaitinfo({signal.SIGCHLD})\n"
+)
+#: kill every process of the calling uid but init, again until none is left (a process
+#: forking in a loop may add one while the first signal goes out); fails if any survives
+_KILL_ALL = "for i in $(seq 500); do kill -9 -1 2>/dev/null || exit 0; sleep 0.01; done; exit 1"
+#: the scoring container's seccomp profile. Docker's default forbids user namespaces to
+#: processes without CAP_SYS_ADMIN, so a scoring worker could not give each evaluation a
+#: pid namespace of its own (the local backend's workers do): code under test could kill
+#: its fork server. This profile allows `unshare`/`clone` with namespace flags and denies
+#: what the default denies that matters without capabilities (all are dropped anyway):
+#: kernel keyrings, bpf, perf, io_uring, ptrace and reading other processes' memory,
+#: userfaultfd, mounting, module and clock calls.
+_SCORING_DENY = (
+    "acct add_key bpf clock_adjtime clock_settime create_module delete_module "
+    "finit_module fsconfig fsmount fsopen fspick get_kernel_syms init_module "
+    "io_uring_enter io_uring_register io_uring_setup ioperm iopl kcmp kexec_file_load "
+    "kexec_load keyctl lookup_dcookie mount mount_setattr move_mount move_pages "
+    "name_to_handle_at nfsservctl open_by_handle_at open_tree perf_event_open pivot_root "
+    "process_madvise process_vm_readv process_vm_writev ptrace query_module quotactl "
+    "quotactl_fd reboot request_key setns settimeofday stime swapoff swapon syslog "
+    "_sysctl umount umount2 uselib userfaultfd ustat vm86 vm86old"
+).split()
+_SCORING_SECCOMP = json.dumps(
+    {
+        "defaultAction": "SCMP_ACT_ALLOW",
+        "architectures": ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32"]
+        if platform.machine() in ("x86_64", "AMD64")
+        else ["SCMP_ARCH_AARCH64", "SCMP_ARCH_ARM"],
+        "syscalls": [{"names": _SCORING_DENY, "action": "SCMP_ACT_ERRNO", "errnoRet": 1}],
+    }
 )
 #: how a command runs: its stderr joins stdout's pipe, so their order survives
 _SHELL = ["/bin/sh", "-c", 'exec "$@" 2>&1', "sh", "/bin/sh", "-c"]
@@ -109,7 +146,9 @@ def ensure_image(client: Any) -> str:
     return docker_image.ensure_image(client)
 
 
-def _container_kwargs(limits: SandboxLimits, env: Mapping[str, str]) -> dict[str, Any]:
+def _container_kwargs(
+    limits: SandboxLimits, env: Mapping[str, str], *, scoring: bool = False
+) -> dict[str, Any]:
     from docker.types import Ulimit
 
     # The address-space limit is the container's memory limit instead (Docker's rlimits
@@ -122,7 +161,8 @@ def _container_kwargs(limits: SandboxLimits, env: Mapping[str, str]) -> dict[str
     return {
         "network_mode": "none",
         "cap_drop": ["ALL"],
-        "security_opt": ["no-new-privileges"],
+        "security_opt": ["no-new-privileges"]
+        + ([f"seccomp={_SCORING_SECCOMP}"] if scoring else []),
         "read_only": True,
         # pid 1 reaps orphans (they would pile up against the pids limit); `kill -9 -1`,
         # which ends every command's leftovers, spares pid 1 by definition.
@@ -251,7 +291,12 @@ class DockerSandbox(Sandbox):
         return False
 
     def _start_container(
-        self, volumes: dict[str, dict[str, str]], workdir: str, limits: SandboxLimits | None = None
+        self,
+        volumes: dict[str, dict[str, str]],
+        workdir: str,
+        limits: SandboxLimits | None = None,
+        *,
+        scoring: bool = False,
     ) -> Any:
         try:
             c = self.client.containers.run(
@@ -261,7 +306,7 @@ class DockerSandbox(Sandbox):
                 working_dir=workdir,
                 tmpfs={"/tmp": f"size={self.limits.file_size_mb * 4}m,exec"},
                 name=f"swarm-envs-{self._id}-{len(self._containers)}",
-                **_container_kwargs(limits or self.limits, self.env),
+                **_container_kwargs(limits or self.limits, self.env, scoring=scoring),
             )
         except Exception as e:  # noqa: BLE001
             raise SandboxError(f"cannot start a sandbox container from {self.image}: {e}") from e
@@ -274,7 +319,9 @@ class DockerSandbox(Sandbox):
         # Every process of `user` but init: a command's background processes do not
         # outlive it, a released worker takes its children with it.
         with contextlib.suppress(Exception):
-            container.exec_run(["/bin/sh", "-c", "kill -9 -1"], user=user)
+            r = container.exec_run(["/bin/sh", "-c", _KILL_ALL], user=user)
+            if r.exit_code != 0:
+                logger.warning("processes of %s survived 500 rounds of SIGKILL", user)
 
     def run(self, command: str, *, timeout_s: float | None = None) -> CommandResult:
         """Run a shell command in the agent container (see `Sandbox.run`)."""
@@ -288,6 +335,9 @@ class DockerSandbox(Sandbox):
             users.hand_over(self.root, self._owner)
         timeout = self.limits.wall_s if timeout_s is None else timeout_s
         start = time.monotonic()
+        refused = unrunnable(command)
+        if refused is not None:
+            return CommandResult(2, refused, False, False, time.monotonic() - start)
         api = self.client.api
         try:
             ex = api.exec_create(
@@ -366,6 +416,7 @@ class DockerSandbox(Sandbox):
                     {str(self._scoring_dir): {"bind": SCORING_INSIDE, "mode": "ro"}},
                     SCORING_INSIDE,
                     lim,
+                    scoring=True,
                 )
                 self._scoring = DockerScoringHost(self, c)
                 self._finalizer.detach()

@@ -81,6 +81,7 @@ from swarm_envs.sandboxes.base import (
     ScoringHost,
     WorkerHandle,
     force_rmtree,
+    unrunnable,
     write_tree,
 )
 from swarm_envs.sandboxes.launch import (
@@ -337,7 +338,7 @@ class LocalSandbox(Sandbox):
             users.hand_over(self.root, self.users.agent)
         timeout = self.limits.wall_s if timeout_s is None else timeout_s
         start = time.monotonic()
-        refused = _unrunnable(command)
+        refused = unrunnable(command)
         if refused is not None:
             return CommandResult(2, refused, False, False, time.monotonic() - start)
         try:
@@ -396,13 +397,6 @@ class LocalSandbox(Sandbox):
             self.users.release()
         self._finalizer.detach()
         _live.discard(self)
-
-
-def _unrunnable(command: str) -> str | None:
-    """Why a shell cannot be given `command`, or None (the result's text says it)."""
-    if "\0" in command:
-        return "[not run: the command holds a NUL byte, which no shell command can hold]\n"
-    return None
 
 
 def _signame(sig: int) -> str:
