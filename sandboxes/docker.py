@@ -15,8 +15,11 @@ a memory limit and the same rlimits as the local backend:
   the container's init is killed, so nothing outlives its command (as locally);
 - the *scoring* container mounts only the private scoring area, read-only, at `/scoring`;
   scoring workers run there, each as a uid of its own, so that releasing one worker kills
-  exactly its processes (`kill -9 -1` as that uid) and no worker can signal another.
-  Agents' commands never see the area, the reference solution or other episodes' files.
+  exactly its processes (`kill -9 -1` as that uid) and no worker can signal another. Its
+  seccomp profile allows user namespaces (`_SCORING_SECCOMP`), so the fork server gives
+  each evaluation a pid namespace of its own. Agents' commands never see the area, the
+  workers (another container, another pid namespace), the reference solution or other
+  episodes' files.
 
 Output of a command comes back in the order it was written: stderr is sent into stdout's
 pipe inside the container, as the local backend does, since Docker relays the two
