@@ -207,7 +207,7 @@ def _confinement(
             if not p.ok:
                 failed.append(p)
                 works = False
-    elif isolation == "bwrap" and span is None:
+    elif isolation == "bwrap" and span is None and bwrap is not None:
         # As the invoking user, mapped to uid 65534 in a user namespace.
         with tempfile.TemporaryDirectory() as d:
             argv = launch("bwrap", Launch(pathlib.Path(d), bwrap=bwrap)) + _python_check()
