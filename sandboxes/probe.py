@@ -219,6 +219,14 @@ def _confinement(
     if span is not None and works:
         drop, block, probes = _uid_drop(isolation, span, bwrap or "bwrap")
         failed += probes
+        if not drop and isolation != "none":
+            # Is it the uid (this Python unreadable to it) or the mechanism itself?
+            with tempfile.TemporaryDirectory() as d:
+                spec = Launch(pathlib.Path(d), uid=0, bwrap=bwrap or "bwrap")
+                p = _run(f"{isolation} as root", [*launch(isolation, spec), "sh", "-c", "echo ok"])
+            if not p.ok:
+                failed.insert(0, p)
+                works = False
     ns = works and isolation in ("bwrap", "unshare")
     view = works and isolation == "bwrap"
     cg = cgroups.support()

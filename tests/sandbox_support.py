@@ -316,6 +316,19 @@ def attack(opts: dict[str, object]) -> dict[str, object]:
                 out["weak_id"] = weak.run("id -u").output.strip()
         except SandboxError as e2:
             out["weak"] = f"refused: {e2}"
+        # The same through the public API: reset refuses, or runs weakened when asked.
+        import swarm_envs
+
+        for level in (None, "none"):
+            env = swarm_envs.parallel_env("calc", num_agents=1, sandbox_isolation=level)
+            try:
+                obs, infos = env.reset(seed=0)
+                out[f"reset_{level}"] = obs["agent_0"].splitlines()[0]
+                out[f"reset_{level}_passed"] = infos["agent_0"]["tests_passed"]
+            except SandboxError as e3:
+                out[f"reset_{level}"] = f"SandboxError: {str(e3).splitlines()[0]}"
+            finally:
+                env.close()
         return out
     reports = pathlib.Path(importlib.util.find_spec("_pytest").origin).parent / "reports.py"  # type: ignore[arg-type,union-attr]
     targets = [*ATTACK_PATHS, str(opts["host_home"]), str(reports.parent)]

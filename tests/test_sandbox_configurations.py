@@ -185,6 +185,11 @@ def test_without_user_namespaces_the_sandbox_refuses_naming_the_probe_and_the_fi
     # Asked for by name, the weak level runs, and says what it lacks.
     assert report["weak"].startswith("SANDBOX WEAKENED: local isolation 'none'")
     assert report["weak_id"] == str(USER)
+    # Through the public API: reset() refuses, and runs weakened, saying so, when asked.
+    assert report["reset_None"].startswith("SandboxError: the local sandbox cannot confine")
+    assert report["reset_none"].startswith("SANDBOX WEAKENED: local isolation 'none'")
+    print("reset():", report["reset_None"])
+    print("reset() with sandbox_isolation='none':", report["reset_none"])
 
 
 def test_a_weaker_level_asked_for_by_name_is_said_in_intro_infos_and_cli(monkeypatch):
@@ -225,3 +230,17 @@ def test_full_confinement_is_the_default_and_an_unknown_level_names_the_variable
     monkeypatch.setenv("SWARM_ENVS_SANDBOX_ISOLATION", "chroot")
     with pytest.raises(ConfigError, match="SWARM_ENVS_SANDBOX_ISOLATION='chroot'"):
         make_sandbox("local")
+
+
+def test_a_bubblewrap_that_cannot_run_is_refused_naming_it(monkeypatch, tmp_path):
+    from swarm_envs.sandboxes import make_sandbox
+
+    from swarm_envs.error import SandboxError
+
+    missing = tmp_path / "no-such-bwrap"
+    monkeypatch.setenv("SWARM_ENVS_BWRAP", str(missing))
+    with pytest.raises(SandboxError) as e:
+        make_sandbox("local")
+    msg = str(e.value)
+    assert "missing bubblewrap, filesystem_view" in msg, msg
+    assert str(missing) in msg and "FileNotFoundError" in msg and 'sandbox="docker"' in msg
