@@ -39,6 +39,7 @@ import os
 import pathlib
 import platform
 import queue
+import signal
 import socket
 import struct
 import threading
@@ -86,9 +87,16 @@ _REAPER = (
     "        pass\n"
     "    signal.sigwaitinfo({signal.SIGCHLD})\n"
 )
-#: kill every process of the calling uid but init, again until none is left (a process
-#: forking in a loop may add one while the first signal goes out); fails if any survives
-_KILL_ALL = "for i in $(seq 500); do kill -9 -1 2>/dev/null || exit 0; sleep 0.01; done; exit 1"
+#: kill every process of the calling uid but init, again until none is left but zombies
+#: (a process forking in a loop may add one while the first signal goes out; a zombie
+#: whose parent lies outside the container waits for Docker to reap it); fails if any lives
+_KILL_ALL = (
+    "for i in $(seq 500); do kill -9 -1 2>/dev/null || exit 0; left=0; "
+    "for d in /proc/[0-9]*; do "
+    '[ "$d" = /proc/$$ ] || [ "$d" = /proc/1 ] || [ ! -O "$d" ] && continue; '
+    "grep -q '^State:.*Z' \"$d/status\" 2>/dev/null || left=1; done; "
+    '[ "$left" = 0 ] && exit 0; sleep 0.01; done; exit 1'
+)
 #: the scoring container's seccomp profile. Docker's default forbids user namespaces to
 #: processes without CAP_SYS_ADMIN, so a scoring worker could not give each evaluation a
 #: pid namespace of its own (the local backend's workers do): code under test could kill
@@ -321,10 +329,32 @@ class DockerSandbox(Sandbox):
     def _kill_all(self, container: Any, user: str = "root") -> None:
         # Every process of `user` but init: a command's background processes do not
         # outlive it, a released worker takes its children with it.
+        ok = False
         with contextlib.suppress(Exception):
-            r = container.exec_run(["/bin/sh", "-c", _KILL_ALL], user=user)
-            if r.exit_code != 0:
-                logger.warning("processes of %s survived 500 rounds of SIGKILL", user)
+            ok = container.exec_run(["/bin/sh", "-c", _KILL_ALL], user=user).exit_code == 0
+        if not ok:
+            # A fork bomb fills the pids limit, so no shell can start in the container to
+            # kill it: kill from the host, by the host pids the engine reports.
+            self._kill_from_host(container, None if user == "root" else int(user.split(":")[0]))
+
+    def _kill_from_host(self, container: Any, uid: int | None) -> None:
+        """SIGKILL the container's processes (of `uid`, or all) but its init, from here."""
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            try:
+                init = int(self.client.api.inspect_container(container.id)["State"]["Pid"])
+                rows = container.top(ps_args="-eo pid,uid")["Processes"] or []
+            except Exception:  # noqa: BLE001 - the container is gone: nothing to kill
+                return
+            pids = [int(r[0]) for r in rows if uid is None or int(r[1]) == uid]
+            pids = [p for p in pids if p != init]
+            if not pids:
+                return
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.02)
+        logger.warning("processes of uid %s in %s survived SIGKILL", uid, container.name)
 
     def run(self, command: str, *, timeout_s: float | None = None) -> CommandResult:
         """Run a shell command in the agent container (see `Sandbox.run`)."""
