@@ -48,6 +48,7 @@ import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from swarm_envs.error import BackendUnavailable, SandboxError
 from swarm_envs.sandboxes import docker_image, users
 from swarm_envs.sandboxes.base import (
     SCORING_INSIDE,
@@ -64,8 +65,6 @@ from swarm_envs.sandboxes.base import (
     unrunnable,
     write_tree,
 )
-
-from swarm_envs.error import BackendUnavailable, SandboxError
 
 logger = logging.getLogger("swarm_envs.sandboxes")
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import importlib.util
 import os
 import pathlib
 import shutil
@@ -88,9 +89,10 @@ def library_root() -> pathlib.Path:
     Installed from a wheel, the package (and so its bundled tasks) lies inside the Python
     prefix that every sandbox sees; it is masked without asking anyone where tasks live.
     """
-    import swarm_envs
-
-    return pathlib.Path(swarm_envs.__file__).resolve().parent
+    # Found, not imported: the sandboxes sit below the package's top (import-linter's layers).
+    spec = importlib.util.find_spec("swarm_envs")
+    assert spec is not None and spec.submodule_search_locations
+    return pathlib.Path(next(iter(spec.submodule_search_locations))).resolve()
 
 
 def system_dirs(bwrap: str | None = None) -> list[str]:

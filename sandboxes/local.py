@@ -69,6 +69,7 @@ import time
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 
+from swarm_envs.error import SandboxError
 from swarm_envs.sandboxes import cgroups, users
 from swarm_envs.sandboxes.base import (
     SCORING_INSIDE,
@@ -100,8 +101,6 @@ from swarm_envs.sandboxes.probe import (
     requested_isolation,
     require,
 )
-
-from swarm_envs.error import SandboxError
 
 __all__ = ["ISOLATIONS", "LocalSandbox", "LocalScoringHost", "SandboxProcess", "detect_protections"]
 

@@ -27,10 +27,9 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from swarm_envs.error import ConfigError, SandboxError
 from swarm_envs.sandboxes import cgroups, users
 from swarm_envs.sandboxes.launch import Launch, bwrap_binary, launch, scrubbed_env, unshare_prefix
-
-from swarm_envs.error import ConfigError, SandboxError
 
 logger = logging.getLogger("swarm_envs.sandboxes")
 

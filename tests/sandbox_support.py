@@ -122,9 +122,9 @@ class _Engine:
 
     def _image(self) -> None:
         import docker
-        from swarm_envs.sandboxes.docker_image import ensure_image
 
         from swarm_envs.error import BackendUnavailable
+        from swarm_envs.sandboxes.docker_image import ensure_image
 
         client = docker.from_env(timeout=600)
         try:
@@ -299,10 +299,9 @@ def attack(opts: dict[str, object]) -> dict[str, object]:
     import importlib.util
     import json  # noqa: F401 - used by the caller
 
+    from swarm_envs.error import SandboxError
     from swarm_envs.sandboxes import make_sandbox
     from swarm_envs.sandboxes.launch import bwrap_binary
-
-    from swarm_envs.error import SandboxError
 
     token = str(opts["token"])
     out: dict[str, object] = {"euid": os.geteuid(), "bwrap": bwrap_binary()}

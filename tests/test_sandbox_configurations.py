@@ -31,10 +31,10 @@ import tempfile
 
 import pytest
 from sandbox_support import host_state
-from swarm_envs.sandboxes.launch import bundled_bwrap
-from swarm_envs.sandboxes.probe import REQUIRED
 
 import swarm_envs
+from swarm_envs.sandboxes.launch import bundled_bwrap
+from swarm_envs.sandboxes.probe import REQUIRED
 
 SUPPORT = pathlib.Path(__file__).with_name("sandbox_support.py")
 #: a uid that no account uses (the unprivileged user of these tests)
@@ -223,9 +223,8 @@ def test_full_confinement_is_the_default_and_an_unknown_level_names_the_variable
         env.close()
     assert infos["agent_0"]["sandbox"]["weakened"] is None
     assert infos["agent_0"]["sandbox"]["protections"]["filesystem_view"]
-    from swarm_envs.sandboxes import make_sandbox
-
     from swarm_envs.error import ConfigError
+    from swarm_envs.sandboxes import make_sandbox
 
     monkeypatch.setenv("SWARM_ENVS_SANDBOX_ISOLATION", "chroot")
     with pytest.raises(ConfigError, match="SWARM_ENVS_SANDBOX_ISOLATION='chroot'"):
@@ -233,9 +232,8 @@ def test_full_confinement_is_the_default_and_an_unknown_level_names_the_variable
 
 
 def test_a_bubblewrap_that_cannot_run_is_refused_naming_it(monkeypatch, tmp_path):
-    from swarm_envs.sandboxes import make_sandbox
-
     from swarm_envs.error import SandboxError
+    from swarm_envs.sandboxes import make_sandbox
 
     missing = tmp_path / "no-such-bwrap"
     monkeypatch.setenv("SWARM_ENVS_BWRAP", str(missing))
