@@ -1,6 +1,8 @@
 """Sandbox backends: where everything an agent causes to run is executed.
 
-`make_sandbox("local")` is the embedded default (a confined child process per command);
+`make_sandbox("local")` is the embedded default (a confined child process per command, at
+full confinement or refused with a `SandboxError` that says why and what fixes it; a
+weaker level only when asked for by name, see `swarm_envs.sandboxes.probe`);
 `make_sandbox("docker")` runs each episode in its own container (needs the `docker` extra
 and a reachable engine). Both implement `Sandbox` and pass one contract test suite.
 
@@ -28,6 +30,7 @@ def make_sandbox(
     limits: SandboxLimits | None = None,
     hide: Iterable[os.PathLike[str] | str] = (),
     env: Mapping[str, str] | None = None,
+    isolation: str | None = None,
 ) -> Sandbox:
     """Create a fresh sandbox with an empty workspace.
 
@@ -40,16 +43,26 @@ def make_sandbox(
             workspace and the scoring area, so there it has nothing to mask.
         env: environment variables of every process of the sandbox, commands and test
             runs alike, on top of its fixed minimal environment (the episode's seed).
+        isolation: (local) a weaker level asked for by name, `"unshare"` or `"none"`;
+            default: `SWARM_ENVS_SANDBOX_ISOLATION`, else full confinement (`"bwrap"`).
+            The Docker backend has one level and takes only None.
 
     Raises:
-        ConfigError: unknown backend name.
+        ConfigError: unknown backend or isolation name.
         BackendUnavailable: the backend cannot run here (for example, no Docker engine).
+        SandboxError: the local sandbox cannot confine here at the level asked for; the
+            message names what is missing, the probe that failed and the fixes.
     """
     if backend == "local":
         from swarm_envs.sandboxes.local import LocalSandbox
 
-        return LocalSandbox(limits, hide=hide, env=env)
+        return LocalSandbox(limits, hide=hide, env=env, isolation=isolation)
     if backend == "docker":
+        if isolation is not None:
+            raise ConfigError(
+                f"isolation {isolation!r} is a level of the local sandbox; the Docker "
+                "backend has one level: leave isolation unset (None)"
+            )
         from swarm_envs.sandboxes.docker import DockerSandbox
 
         return DockerSandbox(limits, env=env)

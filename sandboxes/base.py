@@ -29,6 +29,28 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from swarm_envs.core.text import truncation_marker
 
+#: where the workspace appears inside a sandbox (both backends)
+WORKSPACE_INSIDE = "/workspace"
+#: where the private scoring area appears inside a scoring worker (both backends)
+SCORING_INSIDE = "/scoring"
+
+
+def fixed_env(home: str = "/tmp") -> dict[str, str]:
+    """The fixed part of every sandboxed process's environment (no host variable).
+
+    Stale bytecode: a same-size edit within the mtime granularity would run old code from
+    `__pycache__`, so no process writes bytecode.
+    """
+    return {
+        "HOME": home,
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TERM": "dumb",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+    }
+
 
 class SandboxLimits(BaseModel):
     """Resource limits of every process a sandbox runs (per command or scoring run).
@@ -54,6 +76,33 @@ class SandboxLimits(BaseModel):
     open_files: int = Field(default=256, gt=8)
     wall_s: float = Field(default=30, gt=0)
     output_bytes: int = Field(default=32_000, gt=0)
+
+
+def rlimits(limits: SandboxLimits) -> dict[str, tuple[int, int]]:
+    """The per-process rlimits of `limits` (name as `prlimit` and Docker spell it: soft, hard).
+
+    The hard CPU limit lies a second above the soft one: SIGXCPU first, then SIGKILL.
+    """
+    cpu = max(1, int(limits.cpu_s + 0.999))
+    fsize = limits.file_size_mb * 1024 * 1024
+    return {
+        "cpu": (cpu, cpu + 1),
+        "as": (limits.memory_mb * 1024 * 1024,) * 2,
+        "fsize": (fsize, fsize),
+        "nofile": (limits.open_files, limits.open_files),
+        "nproc": (limits.max_procs, limits.max_procs),
+        "core": (0, 0),
+    }
+
+
+def unrunnable(command: str) -> str | None:
+    """Why no shell can be given `command` (the text of its result), or None.
+
+    A NUL byte cannot be part of an argument: the kernel would cut the command there.
+    """
+    if "\0" in command:
+        return "[not run: the command holds a NUL byte, which no shell command can hold]\n"
+    return None
 
 
 @dataclass(frozen=True)
@@ -183,6 +232,14 @@ class Sandbox(abc.ABC):
         """
         return []
 
+    def weakness(self) -> str | None:
+        """None at full confinement; else one line saying what was given up.
+
+        A weaker level runs only when asked for by name; agents' introductions, `infos`
+        and the CLI print this line then.
+        """
+        return None
+
     @property
     def closed(self) -> bool:
         return getattr(self, "_closed", False)
@@ -197,10 +254,12 @@ class Sandbox(abc.ABC):
         """One line naming the backend and its active protections, for logs."""
         on = sorted(k for k, v in self.protections.items() if v)
         off = sorted(k for k, v in self.protections.items() if not v)
-        return (
+        line = (
             f"{self.backend} sandbox: active {', '.join(on) or '-'}; "
             f"inactive {', '.join(off) or '-'}"
         )
+        weak = self.weakness()
+        return f"{weak} {line}" if weak else line
 
 
 class OutputCap:

@@ -15,8 +15,11 @@ a memory limit and the same rlimits as the local backend:
   the container's init is killed, so nothing outlives its command (as locally);
 - the *scoring* container mounts only the private scoring area, read-only, at `/scoring`;
   scoring workers run there, each as a uid of its own, so that releasing one worker kills
-  exactly its processes (`kill -9 -1` as that uid) and no worker can signal another.
-  Agents' commands never see the area, the reference solution or other episodes' files.
+  exactly its processes (`kill -9 -1` as that uid) and no worker can signal another. Its
+  seccomp profile allows user namespaces (`_SCORING_SECCOMP`), so the fork server gives
+  each evaluation a pid namespace of its own. Agents' commands never see the area, the
+  workers (another container, another pid namespace), the reference solution or other
+  episodes' files.
 
 Output of a command comes back in the order it was written: stderr is sent into stdout's
 pipe inside the container, as the local backend does, since Docker relays the two
@@ -30,10 +33,13 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import logging
 import os
 import pathlib
+import platform
 import queue
+import signal
 import socket
 import struct
 import threading
@@ -45,32 +51,76 @@ from typing import Any
 from swarm_envs.error import BackendUnavailable, SandboxError
 from swarm_envs.sandboxes import docker_image, users
 from swarm_envs.sandboxes.base import (
+    SCORING_INSIDE,
+    WORKSPACE_INSIDE,
     CommandResult,
     OutputCap,
     Sandbox,
     SandboxLimits,
     ScoringHost,
     WorkerHandle,
+    fixed_env,
     force_rmtree,
+    rlimits,
+    unrunnable,
     write_tree,
 )
 
 logger = logging.getLogger("swarm_envs.sandboxes")
 
-WORKSPACE_INSIDE = "/workspace"
-SCORING_INSIDE = "/scoring"
 _FALLBACK = (
     "use the local process sandbox instead: make_sandbox('local') "
     "(environment config sandbox='local', the default)"
 )
 _counter = itertools.count()
+#: the containers' init: reaps every orphan at once (SIGCHLD stays pending while blocked,
+#: so none is missed), so a killed command leaves not even a zombie for the next to see
 _REAPER = (
-    "import os, time\n"
+    "import os, signal\n"
+    "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})\n"
     "while True:\n"
     "    try:\n"
-    "        os.wait()\n"
+    "        while os.waitpid(-1, os.WNOHANG)[0]:\n"
+    "            pass\n"
     "    except ChildProcessError:\n"
-    "        time.sleep(1)\n"
+    "        pass\n"
+    "    signal.sigwaitinfo({signal.SIGCHLD})\n"
+)
+#: kill every process of the calling uid but init, again until none is left but zombies
+#: (a process forking in a loop may add one while the first signal goes out; a zombie
+#: whose parent lies outside the container waits for Docker to reap it); fails if any lives
+_KILL_ALL = (
+    "for i in $(seq 500); do kill -9 -1 2>/dev/null || exit 0; left=0; "
+    "for d in /proc/[0-9]*; do "
+    '[ "$d" = /proc/$$ ] || [ "$d" = /proc/1 ] || [ ! -O "$d" ] && continue; '
+    "grep -q '^State:.*Z' \"$d/status\" 2>/dev/null || left=1; done; "
+    '[ "$left" = 0 ] && exit 0; sleep 0.01; done; exit 1'
+)
+#: the scoring container's seccomp profile. Docker's default forbids user namespaces to
+#: processes without CAP_SYS_ADMIN, so a scoring worker could not give each evaluation a
+#: pid namespace of its own (the local backend's workers do): code under test could kill
+#: its fork server. This profile allows `unshare`/`clone` with namespace flags and denies
+#: what the default denies that matters without capabilities (all are dropped anyway):
+#: kernel keyrings, bpf, perf, io_uring, ptrace and reading other processes' memory,
+#: userfaultfd, mounting, module and clock calls.
+_SCORING_DENY = (
+    "acct add_key bpf clock_adjtime clock_settime create_module delete_module "
+    "finit_module fsconfig fsmount fsopen fspick get_kernel_syms init_module "
+    "io_uring_enter io_uring_register io_uring_setup ioperm iopl kcmp kexec_file_load "
+    "kexec_load keyctl lookup_dcookie mount mount_setattr move_mount move_pages "
+    "name_to_handle_at nfsservctl open_by_handle_at open_tree perf_event_open pivot_root "
+    "process_madvise process_vm_readv process_vm_writev ptrace query_module quotactl "
+    "quotactl_fd reboot request_key setns settimeofday stime swapoff swapon syslog "
+    "_sysctl umount umount2 uselib userfaultfd ustat vm86 vm86old"
+).split()
+_SCORING_SECCOMP = json.dumps(
+    {
+        "defaultAction": "SCMP_ACT_ALLOW",
+        "architectures": ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32"]
+        if platform.machine() in ("x86_64", "AMD64")
+        else ["SCMP_ARCH_AARCH64", "SCMP_ARCH_ARM"],
+        "syscalls": [{"names": _SCORING_DENY, "action": "SCMP_ACT_ERRNO", "errnoRet": 1}],
+    }
 )
 #: how a command runs: its stderr joins stdout's pipe, so their order survives
 _SHELL = ["/bin/sh", "-c", 'exec "$@" 2>&1', "sh", "/bin/sh", "-c"]
@@ -106,14 +156,23 @@ def ensure_image(client: Any) -> str:
     return docker_image.ensure_image(client)
 
 
-def _container_kwargs(limits: SandboxLimits, env: Mapping[str, str]) -> dict[str, Any]:
+def _container_kwargs(
+    limits: SandboxLimits, env: Mapping[str, str], *, scoring: bool = False
+) -> dict[str, Any]:
     from docker.types import Ulimit
 
-    cpu = max(1, int(limits.cpu_s + 0.999))
+    # The address-space limit is the container's memory limit instead (Docker's rlimits
+    # bind each process; mem_limit binds the container as a whole).
+    ulimits = [
+        Ulimit(name=name, soft=soft, hard=hard)
+        for name, (soft, hard) in rlimits(limits).items()
+        if name != "as"
+    ]
     return {
         "network_mode": "none",
         "cap_drop": ["ALL"],
-        "security_opt": ["no-new-privileges"],
+        "security_opt": ["no-new-privileges"]
+        + ([f"seccomp={_SCORING_SECCOMP}"] if scoring else []),
         "read_only": True,
         # pid 1 reaps orphans (they would pile up against the pids limit); `kill -9 -1`,
         # which ends every command's leftovers, spares pid 1 by definition.
@@ -121,25 +180,8 @@ def _container_kwargs(limits: SandboxLimits, env: Mapping[str, str]) -> dict[str
         "mem_limit": f"{limits.memory_mb}m",
         "memswap_limit": f"{limits.memory_mb}m",
         "pids_limit": limits.max_procs,
-        "ulimits": [
-            Ulimit(name="cpu", soft=cpu, hard=cpu + 1),
-            Ulimit(
-                name="fsize",
-                soft=limits.file_size_mb * 1024 * 1024,
-                hard=limits.file_size_mb * 1024 * 1024,
-            ),
-            Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
-            Ulimit(name="nproc", soft=limits.max_procs, hard=limits.max_procs),
-            Ulimit(name="core", soft=0, hard=0),
-        ],
-        "environment": {
-            "HOME": "/tmp",
-            "TMPDIR": "/tmp",
-            "LANG": "C.UTF-8",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONUNBUFFERED": "1",
-            **env,
-        },
+        "ulimits": ulimits,
+        "environment": {**fixed_env(), **env},
         "detach": True,
         "auto_remove": False,
         "labels": {
@@ -259,7 +301,12 @@ class DockerSandbox(Sandbox):
         return False
 
     def _start_container(
-        self, volumes: dict[str, dict[str, str]], workdir: str, limits: SandboxLimits | None = None
+        self,
+        volumes: dict[str, dict[str, str]],
+        workdir: str,
+        limits: SandboxLimits | None = None,
+        *,
+        scoring: bool = False,
     ) -> Any:
         try:
             c = self.client.containers.run(
@@ -269,7 +316,7 @@ class DockerSandbox(Sandbox):
                 working_dir=workdir,
                 tmpfs={"/tmp": f"size={self.limits.file_size_mb * 4}m,exec"},
                 name=f"swarm-envs-{self._id}-{len(self._containers)}",
-                **_container_kwargs(limits or self.limits, self.env),
+                **_container_kwargs(limits or self.limits, self.env, scoring=scoring),
             )
         except Exception as e:  # noqa: BLE001
             raise SandboxError(f"cannot start a sandbox container from {self.image}: {e}") from e
@@ -281,8 +328,32 @@ class DockerSandbox(Sandbox):
     def _kill_all(self, container: Any, user: str = "root") -> None:
         # Every process of `user` but init: a command's background processes do not
         # outlive it, a released worker takes its children with it.
+        ok = False
         with contextlib.suppress(Exception):
-            container.exec_run(["/bin/sh", "-c", "kill -9 -1"], user=user)
+            ok = container.exec_run(["/bin/sh", "-c", _KILL_ALL], user=user).exit_code == 0
+        if not ok:
+            # A fork bomb fills the pids limit, so no shell can start in the container to
+            # kill it: kill from the host, by the host pids the engine reports.
+            self._kill_from_host(container, None if user == "root" else int(user.split(":")[0]))
+
+    def _kill_from_host(self, container: Any, uid: int | None) -> None:
+        """SIGKILL the container's processes (of `uid`, or all) but its init, from here."""
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            try:
+                init = int(self.client.api.inspect_container(container.id)["State"]["Pid"])
+                rows = container.top(ps_args="-eo pid,uid")["Processes"] or []
+            except Exception:  # noqa: BLE001 - the container is gone: nothing to kill
+                return
+            pids = [int(r[0]) for r in rows if uid is None or int(r[1]) == uid]
+            pids = [p for p in pids if p != init]
+            if not pids:
+                return
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.02)
+        logger.warning("processes of uid %s in %s survived SIGKILL", uid, container.name)
 
     def run(self, command: str, *, timeout_s: float | None = None) -> CommandResult:
         """Run a shell command in the agent container (see `Sandbox.run`)."""
@@ -296,6 +367,9 @@ class DockerSandbox(Sandbox):
             users.hand_over(self.root, self._owner)
         timeout = self.limits.wall_s if timeout_s is None else timeout_s
         start = time.monotonic()
+        refused = unrunnable(command)
+        if refused is not None:
+            return CommandResult(2, refused, False, False, time.monotonic() - start)
         api = self.client.api
         try:
             ex = api.exec_create(
@@ -374,6 +448,7 @@ class DockerSandbox(Sandbox):
                     {str(self._scoring_dir): {"bind": SCORING_INSIDE, "mode": "ro"}},
                     SCORING_INSIDE,
                     lim,
+                    scoring=True,
                 )
                 self._scoring = DockerScoringHost(self, c)
                 self._finalizer.detach()

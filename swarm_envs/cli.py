@@ -568,6 +568,15 @@ def _version() -> str:
     return f"swarm-envs {__version__}"
 
 
+def _say_if_sandbox_weakened() -> None:
+    """First line of a run: a weaker sandbox asked for by name (the environment variable)."""
+    from swarm_envs.sandboxes.probe import FULL, confinement, requested_isolation
+
+    level = requested_isolation()
+    if level != FULL:
+        console.print(confinement(level).weakness(), style="bold red", markup=False)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `swarm-envs`; returns the exit status."""
     parser = build_parser()
@@ -578,6 +587,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         ).choices
         subcommands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
+        if args.command in ("run", "bench", "train"):
+            _say_if_sandbox_weakened()
         return args.func(args)
     except Error as e:
         print(f"swarm-envs {args.command}: error: {e}", file=sys.stderr)

@@ -41,7 +41,8 @@ def make(request):
     def factory(**limits):
         try:
             sb = _make(request.param, SandboxLimits(**limits) if limits else None)
-        except BackendUnavailable as e:
+        except (BackendUnavailable, SandboxError) as e:
+            # This machine cannot provide the level (the refusal names what is missing).
             pytest.skip(f"{request.param}: {e}")
         made.append(sb)
         return sb
@@ -133,6 +134,73 @@ def test_background_processes_do_not_outlive_their_command(make):
     assert gone("sleep 973", "sleep 974")
 
 
+LIST_PROCS = (
+    r"""for p in /proc/[0-9]*; do echo "$p $(tr '\0' ' ' < $p/cmdline)"; done 2>/dev/null"""
+)
+
+
+def test_a_forking_background_process_is_gone_before_the_next_command(make):
+    sb = make()
+    need(sb, "pid_namespace")
+    r = sb.run(
+        "(setsid sh -c 'while :; do sleep 981 & sleep 0.01; done' > /dev/null 2>&1 &); "
+        "sleep 982 > /dev/null 2>&1 & echo started",
+        timeout_s=20,
+    )
+    assert r.returncode == 0 and "started" in r.output
+    # The next command sees nothing of it: not a process, not a zombie.
+    seen = sb.run(LIST_PROCS).output
+    assert "981" not in seen and "982" not in seen, seen
+    assert gone("sleep 981", "sleep 982")
+
+
+def test_commands_see_no_scoring_worker_nor_its_environment(make):
+    sb = make()
+    need(sb, "pid_namespace")
+    host = sb.scoring_host()
+    w = host.start_worker(
+        ["/bin/sh", "-c", "export SCORER_SECRET_983=1; exec sleep 983"], long_lived=True
+    )
+    try:
+        assert wait_until(lambda: host_processes_with("sleep 983"))
+        r = sb.run(LIST_PROCS + "; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'")
+        assert "sleep 983" not in r.output and "SCORER_SECRET_983" not in r.output
+    finally:
+        w.kill()
+
+
+def test_a_scoring_worker_can_give_each_evaluation_its_own_pid_namespace(make):
+    # What the fork server does per evaluation: code under test then cannot signal it.
+    sb = make()
+    need(sb, "pid_namespace")
+    host = sb.scoring_host()
+    code = (
+        "import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); "
+        "print(libc.unshare(0x10000000 | 0x20000000), os.strerror(ctypes.get_errno()))"
+    )
+    w = host.start_worker([host.python, "-c", code])
+    assert w.stdout.read().split()[0] == b"0"
+    w.kill()
+
+
+@pytest.mark.parametrize("command", ["echo a\0b", "x" * 3_000_000])
+def test_a_command_that_cannot_be_run_is_an_observation_and_leaves_nothing(make, command):
+    from swarm_envs.sandboxes import cgroups
+
+    sb = make()
+    mine = f"{cgroups.PREFIX}-{os.getpid()}-"
+
+    def ours() -> list[str]:
+        return [n for p in cgroups.support().parents.values() for n in os.listdir(p) if mine in n]
+
+    before = ours()
+    for _ in range(3):
+        r = sb.run(command)
+        assert r.returncode not in (0, None) and not r.timed_out, r
+    assert ours() == before
+    assert sb.run("echo fine").output == "fine\n"
+
+
 def test_output_is_capped_with_a_marker(make):
     sb = make(output_bytes=1000)
     r = sb.run("yes | head -c 1000000; echo tail")
@@ -187,6 +255,11 @@ def test_fork_bomb_is_contained(make):
     assert gone(":(){ :|:& };:")  # no process of the bomb is left on the host
     again = sb.run("echo alive")
     assert again.output.strip() == "alive"
+    if sb.protections.get("pid_namespace"):
+        # The next command sees none of it (it filled the pids limit: on Docker, no shell
+        # could start in the container to kill it).
+        seen = sb.run(LIST_PROCS).output
+        assert ":|:" not in seen, seen
 
 
 def test_memory_bomb_ends_with_an_observation(make):

@@ -10,7 +10,7 @@ from conftest import SIMPLE_TIME, call
 from pettingzoo.utils.conversions import aec_to_parallel, parallel_to_aec
 
 import swarm_envs
-from swarm_envs.error import ClosedEnvironment
+from swarm_envs.error import ClosedEnvironment, ConfigError
 
 
 def test_a_step_that_leaves_ready_agents_without_action_moves_no_time_and_warns_once(
@@ -89,3 +89,31 @@ def test_a_closed_env_raises_on_step(form):
     env.reset(seed=0)  # a new episode reopens it
     env.step(action)
     env.close()
+
+
+@pytest.mark.parametrize("actions", [None, [("agent_0", "x")], "agent_0", 3])
+def test_parallel_step_given_anything_but_a_mapping_says_what_it_takes(make_env, actions):
+    env = make_env("calc", num_agents=2)
+    env.reset(seed=0)
+    with pytest.raises(ConfigError, match=r"dict of actions by agent name.*'agent_0': action"):
+        env.step(actions)
+    # Nothing was applied: the episode goes on.
+    _, _, _, _, infos = env.step({"agent_0": call("list_files", tokens=1)})
+    assert env.episode.now == 0 and infos["agent_1"]["ready"]
+
+
+@pytest.mark.parametrize("form", ["aec", "gym"])
+@pytest.mark.parametrize("action", [None, [("agent_0", "x")], "agent_0"])
+def test_aec_and_gym_step_take_any_value_as_an_agents_action(form, action):
+    # One agent's action: whatever it is, a bad one is an observation, never a traceback.
+    env = swarm_envs.env("calc", num_agents=2) if form == "aec" else gymnasium.make("swarm/calc-v0")
+    try:
+        env.reset(seed=0)
+        if form == "aec":
+            env.step(action)
+            obs = env.observe(env.possible_agents[0])
+        else:
+            obs, *_ = env.step(action)
+        assert isinstance(obs, str) and obs
+    finally:
+        env.close()

@@ -142,6 +142,12 @@ class EnvConfig(_Model):
     sandbox: Literal["local", "docker"] = Field(
         default="local", description="sandbox backend: 'local' (default) or 'docker'"
     )
+    sandbox_isolation: Literal["bwrap", "unshare", "none"] | None = Field(
+        default=None,
+        description="a weaker local isolation asked for by name ('unshare', 'none'; said "
+        "in every introduction and infos); default: SWARM_ENVS_SANDBOX_ISOLATION, else "
+        "full confinement or a SandboxError saying why not",
+    )
     scorer: Literal["fast", "subprocess"] = Field(
         default="fast", description="'fast' (cached fork server) or 'subprocess' (naive)"
     )

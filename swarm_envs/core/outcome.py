@@ -104,6 +104,8 @@ class SandboxInfo(TypedDict):
 
     backend: str
     protections: dict[str, bool]
+    #: None at full confinement; else what a weaker level asked for by name gives up
+    weakened: str | None
 
 
 class EpisodeStats(TypedDict):

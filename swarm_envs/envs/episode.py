@@ -200,7 +200,9 @@ class Episode:
         # Solutions and canonical tests of every known task, and the scorer's cache on disk,
         # stay out of the sandbox's view.
         hide = [*task_roots(), self.task.root, *hidden_paths()]
-        self.sandbox = make_sandbox(self.config.sandbox, hide=hide, env=env)
+        self.sandbox = make_sandbox(
+            self.config.sandbox, hide=hide, env=env, isolation=self.config.sandbox_isolation
+        )
         self.task.materialize(self.sandbox.root)
         self.scorer = make_scorer(
             self.task, self.sandbox, kind=self.config.scorer, quota=self.config.workspace_quota
@@ -232,10 +234,17 @@ class Episode:
                 )
             )
         protections = dict(self.sandbox.protections)
+        weak = self.sandbox.weakness()
         for st in self.agents:
             st.result = self._intro(st, cap)
+            if weak:
+                st.result = f"{weak}\n\n{st.result}"
             self._observe(st)
-            st.info["sandbox"] = {"backend": self.config.sandbox, "protections": protections}
+            st.info["sandbox"] = {
+                "backend": self.config.sandbox,
+                "protections": protections,
+                "weakened": weak,
+            }
         self.started = True
 
     def _intro(self, st: AgentState, cap: float) -> str:

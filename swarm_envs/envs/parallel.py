@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from pettingzoo import ParallelEnv
@@ -10,7 +11,7 @@ from pettingzoo import ParallelEnv
 from swarm_envs.core.outcome import AgentInfo
 from swarm_envs.envs.facade import AgentSpaces
 from swarm_envs.envs.render import dashboard
-from swarm_envs.error import ResetNeeded
+from swarm_envs.error import ConfigError, ResetNeeded
 from swarm_envs.task import Task
 
 logger = logging.getLogger("swarm_envs")
@@ -99,6 +100,7 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
     | `render_mode` | `"ansi" \| "human" \| None` | `None` | the dashboard as text, or printed |
     | `seed` | `int \| None` | `None` | first unseeded `reset()`'s seed (later: its stream) |
     | `sandbox` | `"local" \| "docker"` | `"local"` | sandbox backend |
+    | `sandbox_isolation` | `"bwrap" \| "unshare" \| "none" \| None` | `None` | weaker, by name |
     | `scorer` | `"fast" \| "subprocess"` | `"fast"` | cached fork servers, or one pytest run each |
     | `workspace_quota` | `WorkspaceQuota \| dict` | defaults | what the workspace may hold |
     | `reward_tests` | `"visible" \| "all"` | `"visible"` | the tests the reward counts |
@@ -146,8 +148,15 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
         Time moves only once every ready agent has an action: a step that leaves one
         without moves no time (the first such step logs a warning naming them). Actions
         of busy agents are ignored (`infos[agent]["ignored"]`); an unknown agent name
-        raises `Error` before anything is applied.
+        raises `Error` before anything is applied, and anything but a mapping raises
+        `ConfigError`.
         """
+        if not isinstance(actions, Mapping):
+            raise ConfigError(
+                "step() takes a dict of actions by agent name (PettingZoo's parallel API), "
+                f"such as {{{self.possible_agents[0]!r}: action}}; got "
+                f"{type(actions).__name__} {actions!r:.80}"
+            )
         if not self.agents:
             raise ResetNeeded("step() on a finished or unstarted episode; call reset() first")
         ep, index = self._episode, self._index
