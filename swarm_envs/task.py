@@ -51,8 +51,10 @@ MANIFEST = "task.toml"
 #: where held-out tests appear in a scoring tree (never in the workspace)
 HELD_OUT_DIR = "tests/_held_out"
 _NAME = re.compile(r"^[a-z][a-z0-9_]*(-[a-z0-9_]+)*$")
+_PLUGIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+_DISTRIBUTION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9][A-Za-z0-9.+!_-]*$")
 
-Suite = Literal["mini", "standard", "long", "real", "custom"]
+Suite = Literal["mini", "standard", "long", "real", "real-plus", "custom"]
 #: the suites, in the order they are listed: fast ones first
 SUITES: tuple[str, ...] = get_args(Suite)
 
@@ -145,6 +147,19 @@ class TestsSpec(_Strict):
         description="folders or files of the task (e.g. 'held_out') holding canonical tests "
         "that are never copied into the workspace: scored by the scorer only, reported apart",
     )
+    plugins: list[str] = Field(
+        default_factory=list,
+        description="pytest plugins of the task's environment the tests need, by entry point "
+        "name (enabled with `-p NAME`; plugins are never autoloaded)",
+    )
+
+    @field_validator("plugins")
+    @classmethod
+    def _plugins(cls, v: list[str]) -> list[str]:
+        for name in v:
+            if not _PLUGIN.match(name) or name.startswith("no:"):
+                raise ValueError(f"{name!r}: expected a plugin's entry point name, e.g. 'mock'")
+        return v
 
 
 class TaskManifest(_Strict):
@@ -169,7 +184,19 @@ class TaskManifest(_Strict):
         description="third-party distributions the project and its tests import, as exact "
         "pins of the whole closure (installed once into the task's environment)",
     )
+    distribution: str | None = Field(
+        default=None,
+        description="the project's own distribution, `name==version`: its metadata is "
+        "installed with the task's environment, so `importlib.metadata` finds the project",
+    )
     units: list[Unit] = Field(default_factory=list)
+
+    @field_validator("distribution")
+    @classmethod
+    def _distribution(cls, v: str | None) -> str | None:
+        if v is not None and not _DISTRIBUTION.match(v):
+            raise ValueError(f"{v!r}: expected `name==version`, e.g. 'mylib==1.2.0'")
+        return v
 
     @field_validator("requires")
     @classmethod
@@ -398,6 +425,23 @@ class Task:
 
         return ensure_environment(self.manifest.requires, self.root / WHEELS)
 
+    def site_files(self) -> dict[str, bytes]:
+        """The task's environment as files (`environment()`), with the project's metadata.
+
+        What the scorer puts on `sys.path` after the project: the installed requirements
+        and, for a task with a `distribution`, its `.dist-info` (no code: the code is the
+        workspace's).
+
+        Raises:
+            RequirementsError: the requirements cannot be installed.
+        """
+        from swarm_envs.environment import distribution_metadata, read_environment
+
+        files = dict(read_environment(self.environment()))
+        if self.manifest.distribution:
+            files.update(distribution_metadata(self.manifest.distribution, self.top_level_names()))
+        return files
+
     @cached_property
     def _top_level_names(self) -> tuple[str, ...]:
         names = set()
@@ -572,14 +616,28 @@ def _inherited() -> dict[str, Path]:
 
 
 _discovered = False
+#: folders of suites built by `swarm-envs make-suite`, os.pathsep-separated, searched besides
+#: the default one (`swarm_envs.project.suite.suites_root`)
+SUITES_ENV = "SWARM_ENVS_SUITES"
+
+
+def _built_suites() -> dict[str, Path]:
+    """The valid tasks of every suite that make-suite built (`<suite folder>/tasks/*`)."""
+    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "swarm_envs"
+    folders = [p for p in os.environ.get(SUITES_ENV, "").split(os.pathsep) if p]
+    found: dict[str, Path] = {}
+    for folder in [*sorted((base / "suites").glob("*")), *map(Path, folders)]:
+        if (folder / "tasks").is_dir():
+            found.update(discover(folder / "tasks"))
+    return found
 
 
 def registered() -> dict[str, Path]:
-    """All known tasks: {id: folder}. Bundled tasks are found on first use."""
+    """All known tasks: {id: folder}. Bundled and make-suite's tasks are found on first use."""
     global _discovered
     if not _discovered:
         _discovered = True
-        for task_id, path in {**discover(), **_inherited()}.items():
+        for task_id, path in {**discover(), **_built_suites(), **_inherited()}.items():
             _registry.setdefault(task_id, path)
     return dict(_registry)
 

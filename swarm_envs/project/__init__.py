@@ -40,7 +40,7 @@ from swarm_envs.error import ProjectError
 from swarm_envs.project.graph import UnitRef, dependencies, order, restrict
 from swarm_envs.project.layout import Note, Project, read_project
 from swarm_envs.project.profile import ReferenceProfile, profile_reference
-from swarm_envs.project.requirements import distributions_for, fetch_wheels
+from swarm_envs.project.requirements import resolve
 from swarm_envs.project.units import Candidate, find_candidates, map_tests, probe
 from swarm_envs.scoring.runner import RunnerPool
 from swarm_envs.task import MANIFEST, Suite, Task, bundled_task, is_task_name, register_task
@@ -48,6 +48,7 @@ from swarm_envs.task import MANIFEST, Suite, Task, bundled_task, is_task_name, r
 __all__ = ["MakeTaskResult", "build_task", "make_task"]
 
 Progress = Callable[[str, int, int], None]
+_DIST_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+!_-]*$")
 REPORT = "MAKE_TASK.md"
 
 
@@ -60,6 +61,14 @@ class MakeTaskResult:
     deselected: dict[str, str] = field(default_factory=dict)  # test id -> why
     candidates: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
+    collected: int = 0  # tests the reference's instrumented run collected
+
+    def deselection(self) -> list[str]:
+        """Lines saying how many tests were deselected and why, grouped by cause.
+
+        More than `DESELECT_WARNING` of the suite is a warning, with the likely fix.
+        """
+        return deselection_report(self.deselected, self.collected)
 
 
 def make_task(
@@ -240,13 +249,19 @@ def _build(
         manifest["tests"]["ini"] = proj.ini
     deselected: dict[str, str] = {d: "deselected by the project's settings" for d in proj.deselect}
     _write_files(proj, root, name)
-    specs = [*requires]
-    if proj.imports:
-        specs += distributions_for(proj.imports - _names_of(requires), proj.declared, notes)
-    if specs:
+    decl = proj.declaration
+    if decl.name and decl.version and _DIST_VERSION.match(decl.version):
+        manifest["distribution"] = f"{decl.name}=={decl.version}"
+        notes.append(Note("kept", f"distribution {manifest['distribution']}", "its metadata"))
+    if requires or proj.imports or decl.requirements():
         report("fetching requirements", 0, 1)
-        manifest["requires"] = fetch_wheels(specs, root / WHEELS, wheels)
-        notes.append(Note("kept", f"{WHEELS}/", ", ".join(manifest["requires"])))
+        resolved = resolve(decl, proj.imports, requires, root / WHEELS, wheels, notes)
+        if resolved.pins:
+            manifest["requires"] = resolved.pins
+        else:
+            shutil.rmtree(root / WHEELS, ignore_errors=True)
+        if resolved.plugins:
+            manifest["tests"]["plugins"] = resolved.plugins
         clock.lap("requirements")
     task = _write_manifest(root, manifest, deselected)
     report("running the reference (instrumented)", 0, 1)
@@ -289,21 +304,10 @@ def _build(
     if description is None:
         manifest["description"] = _description(name, proj, len(units))
     task = _write_manifest(root, manifest, deselected)
-    _write_report(root, task, notes, deselected, len(reached))
+    collected = len(profile.collected)
+    _write_report(root, task, notes, deselected, len(reached), collected)
     clock.lap("write")
-    return MakeTaskResult(task, notes, deselected, len(reached))
-
-
-def _names_of(specs: Iterable[str]) -> set[str]:
-    from packaging.requirements import Requirement
-
-    out = set()
-    for s in specs:
-        try:
-            out.add(Requirement(s).name.lower().replace("-", "_"))
-        except ValueError:
-            continue
-    return out
+    return MakeTaskResult(task, notes, deselected, len(reached), collected=collected)
 
 
 def _write_files(proj: Project, root: Path, name: str) -> None:
@@ -329,7 +333,85 @@ def _write_manifest(root: Path, manifest: dict, deselected: dict[str, str]) -> T
     return Task(root)
 
 
+#: the share of deselected tests above which make-task warns (and names the likely fix)
+DESELECT_WARNING = 0.10
+_FIXES = (
+    (
+        re.compile(r"(ModuleNotFoundError|ImportError)\b.*?No module named '?([\w.]+)"),
+        "a missing dependency: add its distribution with --requires ({0})",
+    ),
+    (
+        re.compile(r"fixture '([\w.]+)' not found"),
+        "a pytest plugin that provides the fixture '{0}': add its distribution with "
+        "--requires (make-task enables the plugins it finds with -p)",
+    ),
+    (
+        re.compile(r"(PermissionError|OSError).*(/dev/shm|SemLock|multiprocessing)"),
+        "the sandbox: multiprocessing needs a private /dev/shm; leave the file out with --exclude",
+    ),
+    (
+        re.compile(r"(network|socket|Connection|gaierror|resolve)", re.IGNORECASE),
+        "the sandbox has no network: leave those test files out with --exclude",
+    ),
+    (
+        re.compile(
+            r"(skipped here|expected to fail here).*(requires|not installed|no module)",
+            re.IGNORECASE,
+        ),
+        "an optional dependency the tests skip without: add it with --requires",
+    ),
+)
+
+
+def _cause(why: str) -> str:
+    """A deselection's cause, with instance details (ids, addresses, numbers) kept short."""
+    text = why
+    for prefix in ("fails on the reference: ", "fails under the scorer's sandbox "):
+        if text.startswith(prefix):
+            text = prefix.rstrip(": ") + ": " + text[len(prefix) :]
+    text = _SANDBOX_PATH.sub("", text)  # where the run happened says nothing of the cause
+    return re.sub(r"0x[0-9a-f]+", "0x...", text)[:160]
+
+
+def likely_fix(causes: Iterable[str]) -> str | None:
+    """The fix that the most frequent recognised cause points to, or None."""
+    for cause in causes:
+        for pattern, fix in _FIXES:
+            m = pattern.search(cause)
+            if m:
+                groups = [g for g in m.groups() if g]
+                return fix.format(groups[-1] if "{0}" in fix and groups else "")
+    return None
+
+
+def deselection_report(deselected: dict[str, str], collected: int) -> list[str]:
+    """See `MakeTaskResult.deselection`."""
+    if not deselected:
+        return []
+    total = max(collected, len(deselected))
+    share = len(deselected) / total if total else 0.0
+    groups: dict[str, list[str]] = {}
+    for nid, why in deselected.items():
+        groups.setdefault(_cause(why), []).append(nid)
+    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    lines = [f"{len(deselected)} of {total} tests deselected ({share:.0%}), by cause:"]
+    for cause, nids in ordered[:12]:
+        more = f" and {len(nids) - 2} more" if len(nids) > 2 else ""
+        lines.append(f"  {len(nids)} x {cause}")
+        lines.append(f"     e.g. {', '.join(nids[:2])}{more}")
+    if len(ordered) > 12:
+        lines.append(f"  ... and {len(ordered) - 12} more causes (see {REPORT})")
+    if share > DESELECT_WARNING:
+        fix = likely_fix(c for c, _ in ordered)
+        lines.append(
+            f"warning: more than {DESELECT_WARNING:.0%} of the suite is deselected; "
+            + (f"the likely fix: {fix}" if fix else "see the causes above")
+        )
+    return lines
+
+
 _WHERE = re.compile(r"^\S+:\d+: ")
+_SANDBOX_PATH = re.compile(r"/\S*?/ws/")
 
 
 def _reason(text: str) -> str:
@@ -337,7 +419,7 @@ def _reason(text: str) -> str:
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
     if not lines:
         return "(no output)"
-    last = _WHERE.sub("", lines[-1])
+    last = _WHERE.sub("", _SANDBOX_PATH.sub("", lines[-1]))
     detail = next((ln[1:].strip() for ln in lines if ln.startswith("E ")), "")
     if detail and detail != last and not detail.startswith(last):
         return f"{last}: {detail}"[:200]
@@ -497,7 +579,12 @@ def _description(name: str, proj: Project, n_units: int) -> str:
 
 
 def _write_report(
-    root: Path, task: Task, notes: list[Note], deselected: dict[str, str], candidates: int
+    root: Path,
+    task: Task,
+    notes: list[Note],
+    deselected: dict[str, str],
+    candidates: int,
+    collected: int,
 ) -> None:
     lines = [
         f"# make-task: {task.id}",
@@ -509,6 +596,7 @@ def _write_report(
         *(f"- {n}" for n in notes),
     ]
     if deselected:
-        lines += ["", "## Deselected tests", ""]
+        lines += ["", "## Deselected tests, by cause", "", "```"]
+        lines += [*deselection_report(deselected, collected), "```", ""]
         lines += [f"- `{nid}`: {why}" for nid, why in sorted(deselected.items())]
     (root / REPORT).write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -16,7 +16,6 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from swarm_envs.environment import read_environment
 from swarm_envs.error import ProjectError
 from swarm_envs.sandboxes import SandboxLimits, make_sandbox
 from swarm_envs.task import Task, task_roots
@@ -81,7 +80,7 @@ def profile_reference(task: Task, *, timeout_s: float | None = None) -> Referenc
         work.mkdir()
         (work / "profile.py").write_bytes(_SCRIPT.read_bytes())
         (work / "pytest.ini").write_bytes(task.pytest_ini())
-        site = read_environment(task.environment())
+        site = task.site_files()
         for rel, data in site.items():
             p = work / "site" / rel
             p.parent.mkdir(parents=True, exist_ok=True)
@@ -90,6 +89,7 @@ def profile_reference(task: Task, *, timeout_s: float | None = None) -> Referenc
             "ini": f"{_DIR}/pytest.ini",
             "targets": list(spec.paths),
             "deselect": list(spec.deselect),
+            "plugins": list(spec.plugins),
             "site": f"{_DIR}/site" if site else None,
             "project": task.top_level_names(),
             "out": f"{_DIR}/result.json",

@@ -10,7 +10,6 @@ import select
 import time
 from functools import cache
 
-from swarm_envs.environment import read_environment
 from swarm_envs.sandboxes.base import Sandbox, ScoringHost, WorkerHandle
 from swarm_envs.task import Task
 
@@ -45,7 +44,8 @@ def task_settings(task: Task) -> dict:
         "hash_seed": spec.hash_seed,
         "project": task.top_level_names(),
         "deselect": list(spec.deselect),
-        "site": "site" if task.manifest.requires else None,
+        "site": "site" if task.manifest.requires or task.manifest.distribution else None,
+        "plugins": list(spec.plugins),
     }
 
 
@@ -59,7 +59,7 @@ def install_worker(host: ScoringHost, task: Task) -> None:
         RequirementsError: the task's requirements cannot be installed.
     """
     settings = task_settings(task)
-    site = {f"site/{rel}": data for rel, data in read_environment(task.environment()).items()}
+    site = {f"site/{rel}": data for rel, data in task.site_files().items()}
     if not site:
         settings["site"] = None
     host.sync(
