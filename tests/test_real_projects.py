@@ -300,13 +300,20 @@ def test_make_suite_builds_resumes_and_registers_a_suite(tmp_path, wheelhouse, u
     spec.write_text(f"# two projects\n{good}\n{broken}\n")
     argv = ["make-suite", str(spec), "--wheels", str(wheelhouse), "--workers", "2"]
     argv += ["--out", str(tmp_path / "built"), "--suite-name", "real-plus"]
+    argv += ["--instances", "stub:1,bug:1", "--instance-k", "1"]
     assert main(argv) == 1  # one of two is not valid
     text = capsys.readouterr().out
     assert "spellnum" in text and "valid" in text
     assert re.search(r"notests-0\.1 +not valid +no tests in the sdist", text), text
     assert "1 x no tests in the sdist: notests-0.1" in text and "1 of 2 valid" in text
     status = json.loads((tmp_path / "built" / "suite.json").read_text())
-    assert status["projects"]["spellnum-1.4.2"]["valid"] is True
+    built = status["projects"]["spellnum-1.4.2"]
+    assert built["valid"] is True
+    # the generators ran over the valid task: one stub and one bug instance, both validated
+    assert built["instances"] == {"spellnum_stub1_s0": True, "spellnum_bug1_s0": True}, built[
+        "instance_problems"
+    ]
+    assert "2/2 instances valid" in text and re.search(r"instances valid +2 of 2", text)
     # resumable: a second run builds nothing again
     assert main(argv) == 1
     again = capsys.readouterr().out

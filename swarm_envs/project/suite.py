@@ -39,6 +39,7 @@ import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from swarm_envs.error import ProjectError, TaskError
 
@@ -285,6 +286,17 @@ def build_one(
         out.seconds[what] = round(now - t, 2)
         t = now
 
+    prev = _read_status(folder, entry.key)
+    if prev is not None and prev.valid and prev.task and Path(prev.task).is_dir():
+        # Valid already: only the instances asked for now are missing.
+        from swarm_envs.task import Task
+
+        prev.instances, prev.instance_problems = {}, {}
+        t = time.perf_counter()
+        for kind, count in instances:
+            _instances(Task(Path(prev.task)), kind, count, instance_k, folder / INSTANCES, prev)
+        prev.seconds["instances"] = round(time.perf_counter() - t, 2)
+        return prev
     try:
         src = _source(entry, folder)
         lap("download")
@@ -392,7 +404,7 @@ def _child(args: dict) -> None:
         wheels=Path(args["wheels"]) if args["wheels"] else None,
         quick=args["quick"],
         max_units=args["max_units"],
-        instances=[tuple(i) for i in args["instances"]],  # type: ignore[misc]
+        instances=[(str(k), int(n)) for k, n in args["instances"]],
         instance_k=args["instance_k"],
     )
     _write_status(folder, outcome)
@@ -490,14 +502,16 @@ def make_suite(
         else:
             todo.append(e)
     ctx = multiprocessing.get_context("spawn")
-    running: dict[str, tuple[multiprocessing.process.BaseProcess, float]] = {}
+    running: dict[str, tuple[Any, float]] = {}  # key -> (its process, when it started)
     queue = list(todo)
     width = max((len(e.key) for e in entries), default=10)
     try:
         while queue or running:
             while queue and len(running) < max(1, workers):
                 e = queue.pop(0)
-                _status_file(folder, e.key).unlink(missing_ok=True)
+                prev = _read_status(folder, e.key)
+                if prev is None or not prev.valid:
+                    _status_file(folder, e.key).unlink(missing_ok=True)
                 args = {
                     "key": e.key,
                     "name": e.name,
@@ -512,9 +526,9 @@ def make_suite(
                     "instances": [list(i) for i in instances],
                     "instance_k": instance_k,
                 }
-                p = ctx.Process(target=_child, args=(args,), daemon=False)
-                p.start()
-                running[e.key] = (p, time.monotonic())
+                proc = ctx.Process(target=_child, args=(args,), daemon=False)
+                proc.start()
+                running[e.key] = (proc, time.monotonic())
             time.sleep(0.2)
             for key, (p, started) in list(running.items()):
                 if p.is_alive() and time.monotonic() - started < timeout_s:
@@ -534,10 +548,10 @@ def make_suite(
                 done[key] = got
                 line(_one_line(got, width))
     finally:
-        for _key, (p, _) in running.items():
-            if p.is_alive():
-                _kill_group(p.pid)
-                p.join(10)
+        for _key, (proc, _) in running.items():
+            if proc.is_alive():
+                _kill_group(proc.pid)
+                proc.join(10)
     outcomes = [done[e.key] for e in entries if e.key in done]
     for text in summary(outcomes):
         line(text)
