@@ -268,12 +268,15 @@ def test_many_deselected_tests_warn_and_name_the_likely_fix(tmp_path, capsys, us
             def test_fixture_missing(i, benchmark):
                 benchmark(one)
         """,
+        # A fuzzing harness of a library nobody declared: the file goes, the rest stays.
+        "tests/test_fuzz.py": "import fuzzlib_nowhere\n\n\ndef test_fuzz():\n    pass\n",
     }
     src = write(tmp_path / "p", files)
     argv = ["make-task", str(src), "--name", "manydesel", "--out", str(tmp_path / "t")]
     assert main([*argv, "-q", "--deselect-failing"]) == 0
     text = capsys.readouterr().out
     assert "4 of 5 tests deselected (80%)" in text
+    assert "dropped: tests/test_fuzz.py (does not collect here" in text
     assert "fixture 'benchmark' not found" in text and "pytest plugin" in text
     report = (tmp_path / "t" / "MAKE_TASK.md").read_text()
     assert "4 x" in report and "warning" in report.lower()

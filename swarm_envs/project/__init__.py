@@ -255,7 +255,9 @@ def _build(
         notes.append(Note("kept", f"distribution {manifest['distribution']}", "its metadata"))
     if requires or proj.imports or decl.requirements():
         report("fetching requirements", 0, 1)
-        resolved = resolve(decl, proj.imports, requires, root / WHEELS, wheels, notes)
+        resolved = resolve(
+            decl, proj.imports, requires, root / WHEELS, wheels, notes, strict=not deselect_failing
+        )
         if resolved.pins:
             manifest["requires"] = resolved.pins
         else:
@@ -266,6 +268,15 @@ def _build(
     task = _write_manifest(root, manifest, deselected)
     report("running the reference (instrumented)", 0, 1)
     profile = profile_reference(task)
+    for _ in range(3):
+        if not (deselect_failing and profile.collect_errors):
+            break
+        # Test files that cannot even be imported here (a fuzzing harness, an optional
+        # dependency nobody declared) go, as with --exclude; everything else stays.
+        if not _drop_uncollectable(root, profile.collect_errors, notes):
+            break
+        task = _write_manifest(root, manifest, deselected)
+        profile = profile_reference(task)
     clock.lap("profile")
     _check_profile(task, profile, deselected, deselect_failing)
     task = _write_manifest(root, manifest, deselected)
@@ -308,6 +319,23 @@ def _build(
     _write_report(root, task, notes, deselected, len(reached), collected)
     clock.lap("write")
     return MakeTaskResult(task, notes, deselected, len(reached), collected=collected)
+
+
+def _drop_uncollectable(root: Path, errors: dict[str, str], notes: list[Note]) -> bool:
+    """Remove the test files whose collection failed; False when another kind of error is there."""
+    files = []
+    for nid in errors:
+        rel = nid.split("::")[0]
+        name = rel.rsplit("/", 1)[-1]
+        if not rel.startswith("tests/") or not rel.endswith(".py") or name == "conftest.py":
+            return False
+        if name == "__init__.py" or not (root / rel).is_file():
+            return False
+        files.append(rel)
+    for rel in files:
+        (root / rel).unlink()
+        notes.append(Note("dropped", rel, f"does not collect here: {_reason(errors[rel])}"))
+    return bool(files)
 
 
 def _write_files(proj: Project, root: Path, name: str) -> None:

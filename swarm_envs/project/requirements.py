@@ -94,6 +94,8 @@ def resolve(
     wheels: Path,
     find_links: Path | None,
     notes: list[Note],
+    *,
+    strict: bool = True,
 ) -> Resolved:
     """Fetch the wheels of what the project needs into `wheels`; pins and plugins.
 
@@ -104,6 +106,8 @@ def resolve(
         wheels: the task's wheel folder.
         find_links: a folder of wheels to take them from instead of the package index.
         notes: what was done is appended here.
+        strict: an import that nothing provides is an error (else a warning: the test
+            files that need it will not collect).
 
     Raises:
         RequirementsError: they cannot be fetched (pip's reason), or an import is provided
@@ -138,6 +142,19 @@ def resolve(
                 fetch_wheels(specs, wheels, find_links)
     out.provides = _provided(wheels)
     missing = {n for n in imports if n not in out.provides}
+    if missing and not strict:
+        installed = importlib.metadata.packages_distributions()
+        unknown = sorted(n for n in missing if n not in installed)
+        if unknown:
+            notes.append(
+                Note(
+                    "warning",
+                    f"the tests import {', '.join(unknown)}",
+                    "neither declared nor installed here: the test files that need it will "
+                    "not collect",
+                )
+            )
+        missing -= set(unknown)
     if missing:
         extra = distributions_for(missing, declaration.names, notes)
         extra = [s for s in extra if normal(Requirement(s).name) not in _names_of(specs)]
