@@ -332,3 +332,46 @@ def test_make_suite_builds_resumes_and_registers_a_suite(tmp_path, wheelhouse, u
     env = {**__import__("os").environ, "SWARM_ENVS_SUITES": str(tmp_path / "built")}
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert "spellnum" in r.stdout, r.stderr
+
+
+def test_what_a_project_declares_is_read_from_each_place_it_may_be(tmp_path):
+    from swarm_envs.project.layout import read_project
+
+    base = {
+        "LICENSE": "MIT\n",
+        "pkg/__init__.py": "",
+        "tests/test_a.py": "def test_a():\n    pass\n",
+    }
+    cfg = write(
+        tmp_path / "cfgproj-0.3",
+        {
+            **base,
+            "setup.cfg": """
+                [metadata]
+                name = cfgproj
+                [options]
+                install_requires =
+                    attrs>=20
+                    backport; python_version < "3.0"
+                [options.extras_require]
+                test = pytest-mock
+                dev = black
+            """,
+            "requirements-test.txt": "# comment\nhypothesis==6.0  # pinned\n-r other.txt\n",
+            "requirements/dev.txt": "sphinx==7\nbabel==2\n",
+        },
+    )
+    d = read_project(cfg).declaration
+    assert (d.name, d.version) == ("cfgproj", "0.3")  # the version from the folder's name
+    assert d.runtime == ["attrs>=20"]  # the marker is false on this Python
+    assert d.tests == ["pytest-mock", "hypothesis==6.0"]  # a dev extra and file only without
+    lone_dev = write(
+        tmp_path / "devonly",
+        {
+            **base,
+            "pyproject.toml": '[project]\nname = "devonly"\nversion = "2"\n'
+            '[project.optional-dependencies]\ndev = ["freezegun", "ruff", "devonly[dev]"]\n',
+        },
+    )
+    d = read_project(lone_dev).declaration
+    assert (d.version, d.tests, d.tooling) == ("2", ["freezegun"], ["ruff"])

@@ -13,8 +13,10 @@ Read from the places real projects put it, most exact first:
   tests.txt`), and a plain `requirements.txt` as runtime requirements.
 
 Only the extras and groups named `test`, `tests`, `testing` and `dev` count as the tests'
-requirements. Markers are evaluated for this Python (a `python_version < "3.8"` backport is
-not needed here). Tools that only build, lint, type-check, measure coverage or change how
+requirements, and `dev` only where the project has none of the others: a `dev` extra or
+a `requirements/dev.txt` lock file usually pins every tool of the project's maintainers.
+Markers are evaluated for this Python (a `python_version < "3.8"` backport is not needed
+here). Tools that only build, lint, type-check, measure coverage or change how
 pytest runs (`TOOLING`) are left out: the scorer brings its own pytest and runs every test.
 """
 
@@ -128,7 +130,15 @@ TOOLING = frozenset(
         "virtualenv",
     }
 )
-_TOOLING_PREFIXES = ("sphinx", "mkdocs", "types-", "flake8-", "mypy-", "pytest-cov")
+_TOOLING_PREFIXES = (
+    "sphinx",
+    "mkdocs",
+    "types-",
+    "flake8-",
+    "mypy-",
+    "pytest-cov",
+    "pallets-sphinx",
+)
 _TOOLING_SUFFIXES = ("-stubs",)
 _TEST_FILE = re.compile(r"(^|[-_./])(test|tests|testing|dev)([-_.]|$)", re.IGNORECASE)
 _VERSION_IN_NAME = re.compile(r"^(?P<name>.+?)-(?P<version>\d[^-]*)$")
@@ -261,25 +271,28 @@ def read_declared(files: dict[str, Path]) -> Declared:
     if pkg is not None:
         for raw in pkg.get_all("Requires-Dist") or []:
             r.add([raw], "runtime", "PKG-INFO")
-            for extra in TEST_EXTRAS:
+            for extra in _test_names(pkg.get_all("Provides-Extra") or []):
                 req = _parse(raw, extra)
                 if req is not None and not _applies(Requirement(raw), ""):
                     r.add([raw], "tests", f"PKG-INFO (extra {extra})", extra)
     r.add(project.get("dependencies", []) or [], "runtime", "pyproject.toml [project]")
     extras = project.get("optional-dependencies", {}) or {}
     groups = pyproject.get("dependency-groups", {}) or {}
-    for extra in TEST_EXTRAS:
-        if isinstance(extras, dict) and isinstance(extras.get(extra), list):
+    extras = extras if isinstance(extras, dict) else {}
+    groups = groups if isinstance(groups, dict) else {}
+    for extra in _test_names([*extras, *groups]):
+        if isinstance(extras.get(extra), list):
             r.add(extras[extra], "tests", f"pyproject.toml optional-dependencies.{extra}", extra)
-        if isinstance(groups, dict) and isinstance(groups.get(extra), list):
+        if isinstance(groups.get(extra), list):
             r.add(groups[extra], "tests", f"pyproject.toml dependency-groups.{extra}")
     if cfg is not None:
         r.add(_lines(cfg.get("options", "install_requires", fallback="")), "runtime", "setup.cfg")
         r.add(_lines(cfg.get("options", "tests_require", fallback="")), "tests", "setup.cfg")
         if cfg.has_section("options.extras_require"):
-            for extra in TEST_EXTRAS:
+            for extra in _test_names(cfg.options("options.extras_require")):
                 text = cfg.get("options.extras_require", extra, fallback="")
                 r.add(_lines(text), "tests", f"setup.cfg extras_require.{extra}", extra)
+    req_files: dict[str, str] = {}  # file -> the kind of requirements it names
     for rel in sorted(files):
         p = PurePosixPath(rel)
         if p.suffix != ".txt" or not (
@@ -287,16 +300,28 @@ def read_declared(files: dict[str, Path]) -> Declared:
             or (len(p.parts) == 2 and p.parts[0] in ("requirements", "reqs"))
         ):
             continue
+        m = _TEST_FILE.search(p.as_posix().removesuffix(".txt").replace("requirements", ""))
+        if m:
+            req_files[rel] = m.group(2).lower()
+        elif p.name == "requirements.txt":
+            req_files[rel] = "runtime"
+    wanted = set(_test_names(req_files.values())) | {"runtime"}
+    for rel, kind in req_files.items():
+        if kind not in wanted:
+            continue
         try:
             text = files[rel].read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        stem = p.as_posix().removesuffix(".txt")
-        if _TEST_FILE.search(stem.replace("requirements", "")):
-            r.add(_lines(text), "tests", rel)
-        elif p.name == "requirements.txt":
-            r.add(_lines(text), "runtime", rel)
+        r.add(_lines(text), "runtime" if kind == "runtime" else "tests", rel)
     return r.out
+
+
+def _test_names(names: Iterable[str]) -> list[str]:
+    """The test extras among `names`: `test`, `tests`, `testing`, else `dev`."""
+    have = [n for n in dict.fromkeys(names) if n in TEST_EXTRAS]
+    tests = [n for n in have if n != "dev"]
+    return tests or have
 
 
 def version_from_folder(folder: Path) -> tuple[str | None, str | None]:
