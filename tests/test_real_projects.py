@@ -375,3 +375,12 @@ def test_what_a_project_declares_is_read_from_each_place_it_may_be(tmp_path):
     )
     d = read_project(lone_dev).declaration
     assert (d.version, d.tests, d.tooling) == ("2", ["freezegun"], ["ruff"])
+
+
+def test_the_shipped_catalogue_pins_at_least_sixty_distinct_projects():
+    from swarm_envs.project.suite import read_spec
+
+    entries = read_spec("catalogue")
+    assert len(entries) >= 60
+    assert all(e.name and e.version and e.key == f"{e.name}=={e.version}" for e in entries)
+    assert len({e.task_name for e in entries}) == len(entries)
