@@ -268,6 +268,18 @@ def test_many_deselected_tests_warn_and_name_the_likely_fix(tmp_path, capsys, us
             def test_fixture_missing(i, benchmark):
                 benchmark(one)
         """,
+        # A test that the scorer's integrity guard flags taints its whole run: it alone goes.
+        "tests/test_stdin.py": """
+            import io
+            import sys
+
+            from pkg import one
+
+
+            def test_replaces_stdin():
+                sys.stdin = io.StringIO("1")
+                assert one() == 1
+        """,
         # A fuzzing harness of a library nobody declared: the file goes, the rest stays.
         "tests/test_fuzz.py": "import fuzzlib_nowhere\n\n\ndef test_fuzz():\n    pass\n",
     }
@@ -275,8 +287,14 @@ def test_many_deselected_tests_warn_and_name_the_likely_fix(tmp_path, capsys, us
     argv = ["make-task", str(src), "--name", "manydesel", "--out", str(tmp_path / "t")]
     assert main([*argv, "-q", "--deselect-failing"]) == 0
     text = capsys.readouterr().out
-    assert "4 of 5 tests deselected (80%)" in text
+    assert "5 of 6 tests deselected (83%)" in text
     assert "dropped: tests/test_fuzz.py (does not collect here" in text
+    assert "integrity guard" in text and "changed sys: stdin" in text
+    import tomllib
+
+    m = tomllib.loads((tmp_path / "t" / "task.toml").read_text())
+    assert "tests/test_a.py::test_one" not in m["tests"]["deselect"]
+    assert "tests/test_stdin.py::test_replaces_stdin" in m["tests"]["deselect"]
     assert "fixture 'benchmark' not found" in text and "pytest plugin" in text
     report = (tmp_path / "t" / "MAKE_TASK.md").read_text()
     assert "4 x" in report and "warning" in report.lower()

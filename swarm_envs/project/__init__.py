@@ -287,13 +287,19 @@ def _build(
         ref = pool.run_all(solution)
         clock.lap("reference")
         _check_reference(task, ref, profile, deselected, deselect_failing)
-        if any(t not in manifest["tests"].get("deselect", []) for t in deselected):
-            # Deselected after the scorer's collection: start again with the new suite.
+        for last in (False, False, True):
+            if all(t in manifest["tests"].get("deselect", []) for t in deselected):
+                break
+            # Deselected after the scorer's collection: start again with the new suite. A
+            # test the integrity guard flags taints its whole run, so only the flagged tests
+            # go first, and the others are judged again without them.
+            if len(deselected) >= len(profile.collected):
+                _all_deselected(profile, deselected)
             pool.close()
             task = _write_manifest(root, manifest, deselected)
             pool = RunnerPool(task)
             ref = pool.run_all(solution)
-            _check_reference(task, ref, profile, deselected, False)
+            _check_reference(task, ref, profile, deselected, deselect_failing and not last)
         candidates = find_candidates(solution, notes)
         reached = map_tests(candidates, profile, notes, deselected)
         ordered = sorted(reached, key=lambda c: (-len(c.tests), c.path, c.line))
@@ -332,6 +338,11 @@ def _drop_uncollectable(root: Path, errors: dict[str, str], notes: list[Note]) -
         if name == "__init__.py" or not (root / rel).is_file():
             return False
         files.append(rel)
+    left = [
+        p for p in (root / "tests").rglob("test*.py") if p.relative_to(root).as_posix() not in files
+    ]
+    if not left:
+        return False  # every test file: the collection error says more than "no tests"
     for rel in files:
         (root / rel).unlink()
         notes.append(Note("dropped", rel, f"does not collect here: {_reason(errors[rel])}"))
@@ -498,6 +509,16 @@ def _check_profile(
         )
     for nid, failure in failed.items():
         deselected[nid] = f"fails on the reference: {_reason(failure)}"
+    if failed and len(deselected) >= len(profile.collected):
+        _all_deselected(profile, deselected)
+
+
+def _all_deselected(profile: ReferenceProfile, deselected: dict[str, str]) -> None:
+    """Stop: every test would be deselected (say why, grouped, instead of 'no tests')."""
+    raise ProjectError(
+        f"the reference fails every one of its {len(profile.collected)} tests here:\n"
+        + "\n".join(deselection_report(deselected, len(profile.collected))[1:])
+    )
 
 
 def _check_reference(
@@ -514,6 +535,10 @@ def _check_reference(
         return
     reasons: dict[str, str] = {}
     flagged = {f.get("test", ""): f for f in ref.integrity}
+    named = {nid for nid in failing if nid in flagged}
+    if deselect_failing and named and len(named) < len(failing):
+        # The guard named the tests that tampered: the rest failed with their run.
+        failing = {nid: failing[nid] for nid in named}
     for nid, text in failing.items():
         if nid not in profile.tests:
             reasons[nid] = "its id differs between test processes (built from something random?)"

@@ -113,6 +113,7 @@ TOOLING = frozenset(
         "pdbpp",
         "tomli-w-stubs",
         "codespell",
+        "changelog-manager",
         "pyupgrade",
         "autopep8",
         "yapf",
@@ -285,6 +286,24 @@ def read_declared(files: dict[str, Path]) -> Declared:
             r.add(extras[extra], "tests", f"pyproject.toml optional-dependencies.{extra}", extra)
         if isinstance(groups.get(extra), list):
             r.add(groups[extra], "tests", f"pyproject.toml dependency-groups.{extra}")
+    poetry = (
+        pyproject.get("tool", {}).get("poetry", {})
+        if isinstance(pyproject.get("tool"), dict)
+        else {}
+    )
+    if isinstance(poetry, dict) and poetry:
+        r.out.name = r.out.name or (
+            poetry.get("name") if isinstance(poetry.get("name"), str) else None
+        )
+        if not r.out.version and isinstance(poetry.get("version"), str):
+            r.out.version = poetry["version"]
+        r.add(_poetry(poetry.get("dependencies")), "runtime", "pyproject.toml [tool.poetry]")
+        groups_p = poetry.get("group", {}) if isinstance(poetry.get("group"), dict) else {}
+        tables = {n: g.get("dependencies") for n, g in groups_p.items() if isinstance(g, dict)}
+        if isinstance(poetry.get("dev-dependencies"), dict):
+            tables.setdefault("dev", poetry["dev-dependencies"])
+        for name in _test_names(tables):
+            r.add(_poetry(tables[name]), "tests", f"pyproject.toml poetry {name} dependencies")
     if cfg is not None:
         r.add(_lines(cfg.get("options", "install_requires", fallback="")), "runtime", "setup.cfg")
         r.add(_lines(cfg.get("options", "tests_require", fallback="")), "tests", "setup.cfg")
@@ -328,6 +347,17 @@ def version_from_folder(folder: Path) -> tuple[str | None, str | None]:
     """(name, version) from an unpacked sdist's folder name (`mylib-1.2.3`)."""
     m = _VERSION_IN_NAME.match(folder.name)
     return (m["name"], m["version"]) if m else (None, None)
+
+
+def _poetry(table: object) -> list[str]:
+    """Poetry's `{name = "^1.2"}` tables as requirement names (its version syntax is its own)."""
+    if not isinstance(table, dict):
+        return []
+    return [
+        str(name)
+        for name, spec in table.items()
+        if name != "python" and not (isinstance(spec, dict) and spec.get("optional") is True)
+    ]
 
 
 def _lines(text: str) -> list[str]:
