@@ -327,6 +327,7 @@ def cmd_make_suite(args: argparse.Namespace) -> int:
         retry=args.retry,
         instances=instances,
         instance_k=args.instance_k,
+        min_tests=args.min_tests,
         line=lambda text: console.print(text, markup=False, highlight=False, soft_wrap=True),
     )
     return 0 if outcomes and all(o.valid for o in outcomes) else 1
@@ -547,6 +548,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--instance-k", type=_positive_int, default=2, help="units stubbed or broken per instance"
+    )
+    p.add_argument(
+        "--min-tests",
+        type=_positive_int,
+        default=10,
+        help="a task with fewer canonical tests is not valid (default 10)",
     )
     p.set_defaults(func=cmd_make_suite)
 

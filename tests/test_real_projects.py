@@ -321,7 +321,7 @@ def test_make_suite_builds_resumes_and_registers_a_suite(tmp_path, wheelhouse, u
     spec.write_text(f"# two projects\n{good}\n{broken}\n")
     argv = ["make-suite", str(spec), "--wheels", str(wheelhouse), "--workers", "2"]
     argv += ["--out", str(tmp_path / "built"), "--suite-name", "real-plus"]
-    argv += ["--instances", "stub:1,bug:1", "--instance-k", "1"]
+    argv += ["--instances", "stub:1,bug:1", "--instance-k", "1", "--min-tests", "5"]
     assert main(argv) == 1  # one of two is not valid
     text = capsys.readouterr().out
     assert "spellnum" in text and "valid" in text

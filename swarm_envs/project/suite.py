@@ -189,6 +189,7 @@ _CAUSES: tuple[tuple[str, str], ...] = (
     ("starting state already passes", "the start passes every test"),
     ("integrity guard", "flagged by the integrity guard"),
     ("compiled", "compiled code"),
+    ("too few tests", "too few tests"),
 )
 
 
@@ -272,6 +273,7 @@ def build_one(
     max_units: int | None,
     instances: Sequence[tuple[str, int]],
     instance_k: int,
+    min_tests: int = 10,
 ) -> Outcome:
     """Download, make, validate (and generate instances of) one project: its `Outcome`."""
     from swarm_envs.project import build_task
@@ -330,6 +332,11 @@ def build_one(
         rep = validate(task, check_units=not quick)
         lap("validate")
         out.tests = rep.tests
+        if rep.ok and rep.tests < min_tests:
+            rep.problems.append(
+                f"too few tests: {rep.tests} canonical tests (fewer than {min_tests}; see "
+                "MAKE_TASK.md for the test files that do not collect)"
+            )
         if not rep.ok:
             out.cause = cause_of(rep.problems[0])
             out.detail = "; ".join(rep.problems[:3])[:600]
@@ -406,6 +413,7 @@ def _child(args: dict) -> None:
         max_units=args["max_units"],
         instances=[(str(k), int(n)) for k, n in args["instances"]],
         instance_k=args["instance_k"],
+        min_tests=int(args.get("min_tests", 10)),
     )
     _write_status(folder, outcome)
 
@@ -466,6 +474,7 @@ def make_suite(
     retry: bool = False,
     instances: Sequence[tuple[str, int]] = (),
     instance_k: int = 2,
+    min_tests: int = 10,
     line: Line = print,
 ) -> list[Outcome]:
     """Build `entries` into tasks of `suite` under `folder` (see the module doc).
@@ -482,6 +491,7 @@ def make_suite(
         retry: build again the projects that failed before (valid ones are kept).
         instances: (kind, count) of instances to generate from each valid task.
         instance_k: units stubbed or broken in each instance.
+        min_tests: a task with fewer canonical tests is not valid (too little to measure).
         line: called with each line of the report.
 
     Returns:
@@ -525,6 +535,7 @@ def make_suite(
                     "max_units": max_units,
                     "instances": [list(i) for i in instances],
                     "instance_k": instance_k,
+                    "min_tests": min_tests,
                 }
                 proc = ctx.Process(target=_child, args=(args,), daemon=False)
                 proc.start()
