@@ -347,7 +347,11 @@ def test_make_suite_builds_resumes_and_registers_a_suite(tmp_path, wheelhouse, u
         "from swarm_envs.bench.config import BenchConfig;"
         "print([t.name for t in BenchConfig(tasks=['real-plus']).resolved_tasks()])"
     )
-    env = {**__import__("os").environ, "SWARM_ENVS_SUITES": str(tmp_path / "built")}
+    import os
+
+    # Only the built suite: not the task folders earlier tests registered under this name.
+    env = {k: v for k, v in os.environ.items() if k != "SWARM_ENVS_TASKS"}
+    env["SWARM_ENVS_SUITES"] = str(tmp_path / "built")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert "spellnum" in r.stdout, r.stderr
 
