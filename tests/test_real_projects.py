@@ -74,6 +74,8 @@ def wheelhouse(tmp_path):
         "0.3",
         {
             "pytest_counter.py": """
+                import cProfile  # as pytest-benchmark does: the stdlib's `profile` must win
+
                 import pytest
 
 

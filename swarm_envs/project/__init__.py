@@ -394,7 +394,7 @@ _FIXES = (
     ),
     (
         re.compile(
-            r"(skipped here|expected to fail here).*(requires|not installed|no module)",
+            r"(skipped here|expected to fail here).*(not installed|no module|could not import)",
             re.IGNORECASE,
         ),
         "an optional dependency the tests skip without: add it with --requires",
@@ -488,7 +488,10 @@ def _check_profile(
             "cannot work here can be left out with --exclude."
         )
     if not profile.collected:
-        raise ProjectError(f"{task.root}: no tests were collected from the project")
+        said = "\n".join(profile.output.strip().splitlines()[-8:])
+        raise ProjectError(
+            "no tests were collected from the project" + (f"; pytest said:\n{said}" if said else "")
+        )
     outside = {n: o for n, o in profile.origins.items() if o is not None and os.path.isabs(str(o))}
     if outside:
         which = ", ".join(f"{n} from {o}" for n, o in outside.items())

@@ -22,6 +22,7 @@ from swarm_envs.task import Task, task_roots
 
 _SCRIPT = Path(__file__).with_name("_profile_run.py")
 _DIR = ".make-task"
+_RUNNER = "_make_task_profile.py"
 
 Location = tuple[str, int]
 
@@ -78,7 +79,9 @@ def profile_reference(task: Task, *, timeout_s: float | None = None) -> Referenc
         task.materialize(root, task.solution_files())
         work = root / _DIR
         work.mkdir()
-        (work / "profile.py").write_bytes(_SCRIPT.read_bytes())
+        # Not `profile.py`: the script's folder comes first on sys.path, and `cProfile`
+        # (imported by pytest-benchmark) imports the standard library's `profile`.
+        (work / _RUNNER).write_bytes(_SCRIPT.read_bytes())
         (work / "pytest.ini").write_bytes(task.pytest_ini())
         site = task.site_files()
         for rel, data in site.items():
@@ -98,7 +101,7 @@ def profile_reference(task: Task, *, timeout_s: float | None = None) -> Referenc
         seed = "" if spec.hash_seed is None else f"PYTHONHASHSEED={int(spec.hash_seed)} "
         python = shlex.quote(os.path.basename(sys.executable))
         env = f"{seed}PYTEST_DISABLE_PLUGIN_AUTOLOAD=1"
-        cmd = f"{env} {python} -s -B {_DIR}/profile.py {_DIR}/config.json"
+        cmd = f"{env} {python} -s -B {_DIR}/{_RUNNER} {_DIR}/config.json"
         result = sb.run(cmd, timeout_s=timeout)
         out = work / "result.json"
         if not out.is_file():
