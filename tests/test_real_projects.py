@@ -269,6 +269,14 @@ def test_many_deselected_tests_warn_and_name_the_likely_fix(tmp_path, capsys, us
             @pytest.mark.parametrize("i", range(4))
             def test_fixture_missing(i, benchmark):
                 benchmark(one)
+
+
+            def test_two(benchmark):
+                benchmark(one)
+
+
+            def test_two_more():  # pytest's --deselect test_two takes this one too
+                assert one() == 1
         """,
         # A test that the scorer's integrity guard flags taints its whole run: it alone goes.
         "tests/test_stdin.py": """
@@ -289,7 +297,7 @@ def test_many_deselected_tests_warn_and_name_the_likely_fix(tmp_path, capsys, us
     argv = ["make-task", str(src), "--name", "manydesel", "--out", str(tmp_path / "t")]
     assert main([*argv, "-q", "--deselect-failing"]) == 0
     text = capsys.readouterr().out
-    assert "5 of 6 tests deselected (83%)" in text
+    assert "7 of 8 tests deselected (88%)" in text
     assert "dropped: tests/test_fuzz.py (does not collect here" in text
     assert "integrity guard" in text and "changed sys: stdin" in text
     import tomllib
@@ -297,6 +305,7 @@ def test_many_deselected_tests_warn_and_name_the_likely_fix(tmp_path, capsys, us
     m = tomllib.loads((tmp_path / "t" / "task.toml").read_text())
     assert "tests/test_a.py::test_one" not in m["tests"]["deselect"]
     assert "tests/test_stdin.py::test_replaces_stdin" in m["tests"]["deselect"]
+    assert "deselected with tests/test_a.py::test_two (pytest deselects by prefix)" in text
     assert "fixture 'benchmark' not found" in text and "pytest plugin" in text
     report = (tmp_path / "t" / "MAKE_TASK.md").read_text()
     assert "4 x" in report and "warning" in report.lower()

@@ -279,7 +279,7 @@ def _build(
         profile = profile_reference(task)
     clock.lap("profile")
     _check_profile(task, profile, deselected, deselect_failing)
-    task = _write_manifest(root, manifest, deselected)
+    task = _write_manifest(root, manifest, deselected, profile.collected)
     pool = RunnerPool(task)
     try:
         report("running the reference (scorer)", 0, 1)
@@ -296,7 +296,7 @@ def _build(
             if len(deselected) >= len(profile.collected):
                 _all_deselected(profile, deselected)
             pool.close()
-            task = _write_manifest(root, manifest, deselected)
+            task = _write_manifest(root, manifest, deselected, profile.collected)
             pool = RunnerPool(task)
             ref = pool.run_all(solution)
             _check_reference(task, ref, profile, deselected, deselect_failing and not last)
@@ -320,7 +320,7 @@ def _build(
     manifest["units"] = units
     if description is None:
         manifest["description"] = _description(name, proj, len(units))
-    task = _write_manifest(root, manifest, deselected)
+    task = _write_manifest(root, manifest, deselected, profile.collected)
     collected = len(profile.collected)
     _write_report(root, task, notes, deselected, len(reached), collected)
     clock.lap("write")
@@ -365,7 +365,22 @@ def _write_files(proj: Project, root: Path, name: str) -> None:
     put("README.md", proj.readme or f"# {name}\n".encode())
 
 
-def _write_manifest(root: Path, manifest: dict, deselected: dict[str, str]) -> Task:
+def _write_manifest(
+    root: Path, manifest: dict, deselected: dict[str, str], collected: Sequence[str] = ()
+) -> Task:
+    """Write the manifest; with the collected ids, deselections are what pytest will do.
+
+    pytest's `--deselect` takes prefixes: deselecting `test_x` also leaves out `test_x_y`
+    and `test_x[1]` leaves out `test_x[10]`. Those are deselected here too, with the reason,
+    so that no unit names a test the scorer never runs.
+    """
+    if deselected and collected:
+        chosen = tuple(deselected)
+        for nid in collected:
+            if nid not in deselected:
+                by = next((d for d in chosen if nid.startswith(d)), None)
+                if by is not None:
+                    deselected[nid] = f"deselected with {by} (pytest deselects by prefix)"
     if deselected:
         manifest["tests"]["deselect"] = sorted(deselected)
     (root / MANIFEST).write_text(tomli_w.dumps(manifest), encoding="utf-8")
