@@ -512,6 +512,7 @@ def make_suite(
         else:
             todo.append(e)
     ctx = multiprocessing.get_context("spawn")
+    _stop_on_sigterm()
     running: dict[str, tuple[Any, float]] = {}  # key -> (its process, when it started)
     queue = list(todo)
     width = max((len(e.key) for e in entries), default=10)
@@ -568,6 +569,20 @@ def make_suite(
         line(text)
     _write_index(folder, suite, outcomes)
     return outcomes
+
+
+def _stop_on_sigterm() -> None:
+    """SIGTERM stops the suite like Ctrl-C: the running projects are ended, nothing is left.
+
+    (A background job's SIGINT is ignored, so `kill` is how a suite run is stopped.)
+    """
+    import threading
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, stop)
 
 
 def _needs_instances(prev: Outcome, instances: Sequence[tuple[str, int]]) -> bool:
