@@ -39,8 +39,8 @@ from packaging.requirements import Requirement
 
 from swarm_envs.error import ProjectError
 from swarm_envs.project.declared import Declared, read_declared, version_from_folder
-from swarm_envs.stubbing import def_span
 from swarm_envs.task import PYTEST_SETTINGS, STRICT_ADDOPTS
+from swarm_envs.task.stubbing import def_span
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -64,9 +64,10 @@ Line = Callable[[str], None]
 
 
 def suites_root() -> Path:
-    """Where built suites live by default (`$XDG_CACHE_HOME/swarm_envs/suites`)."""
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "swarm_envs" / "suites"
+    """Where built suites live by default (the `suites` folder of `swarm_envs.cache`)."""
+    from swarm_envs import cache
+
+    return cache.folder("suites")
 
 
 @dataclass(frozen=True)
@@ -276,8 +277,8 @@ def build_one(
     min_tests: int = 10,
 ) -> Outcome:
     """Download, make, validate (and generate instances of) one project: its `Outcome`."""
+    from swarm_envs.generation.validation import validate
     from swarm_envs.project import build_task
-    from swarm_envs.validation import validate
 
     out = Outcome(entry.key)
     t = time.perf_counter()
@@ -374,9 +375,9 @@ def _reject(dest: Path, folder: Path) -> str | None:
 
 
 def _instances(task: object, kind: str, count: int, k: int, into: Path, out: Outcome) -> None:
-    from swarm_envs.generators import generate
+    from swarm_envs.generation.generators import generate
+    from swarm_envs.generation.validation import validate
     from swarm_envs.task import Task
-    from swarm_envs.validation import validate
 
     assert isinstance(task, Task)
     k = min(k, len(task.units))
