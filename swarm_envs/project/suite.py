@@ -290,7 +290,13 @@ def build_one(
         t = now
 
     prev = _read_status(folder, entry.key)
-    if prev is not None and prev.valid and prev.task and Path(prev.task).is_dir():
+    if (
+        prev is not None
+        and prev.valid
+        and prev.tests >= min_tests
+        and prev.task
+        and Path(prev.task).is_dir()
+    ):
         # Valid already: only the instances asked for now are missing.
         from swarm_envs.task import Task
 
@@ -506,7 +512,13 @@ def make_suite(
     todo: list[Entry] = []
     for e in entries:
         prev = _read_status(folder, e.key)
-        if prev is not None and (prev.valid or not retry) and not _needs_instances(prev, instances):
+        too_few = prev is not None and prev.valid and prev.tests < min_tests
+        if (
+            prev is not None
+            and (prev.valid or not retry)
+            and not too_few
+            and not _needs_instances(prev, instances)
+        ):
             done[e.key] = prev
             state = "valid" if prev.valid else f"not valid: {prev.cause}"
             line(f"{e.key}: already built ({state})")
