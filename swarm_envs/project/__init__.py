@@ -27,6 +27,7 @@ Layer: above the environments (it registers the task it made with Gymnasium) and
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
@@ -47,6 +48,7 @@ from swarm_envs.project.units import Candidate, find_candidates, map_tests, prob
 from swarm_envs.scoring.runner import RunnerPool
 from swarm_envs.task import MANIFEST, Suite, Task, bundled_task, is_task_name, register_task
 from swarm_envs.task.environment import WHEELS
+from swarm_envs.task.manifest import TestsSpec
 
 __all__ = ["MakeTaskResult", "build_task", "make_task"]
 
@@ -282,6 +284,11 @@ def _build(
         profile = profile_reference(task)
     clock.lap("profile")
     _check_profile(task, profile, deselected, deselect_failing)
+    # A big suite (thousands of parametrised cases) needs more than the default limit of a
+    # full run: five times what the instrumented run took, on a busy machine too.
+    limit = max(TestsSpec().timeout_s, float(math.ceil(5 * profile.seconds)))
+    if limit > TestsSpec().timeout_s:
+        manifest["tests"]["timeout_s"] = limit
     task = _write_manifest(root, manifest, deselected, profile.collected)
     pool = RunnerPool(task)
     try:
