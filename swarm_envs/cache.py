@@ -9,6 +9,7 @@ Every cache of the library is a subfolder of `root()`, one per kind (`path(kind)
 | `candidates` | menu mode's candidate implementations of a task's units | `swarm_envs.envs.menu` |
 | `instances` | generated task instances (stub and bug) | `swarm_envs.generation` |
 | `docker` | the Docker sandbox's root filesystem and wheels | `swarm_envs.sandboxes.docker_image` |
+| `suites` | what `make-suite` built: sdists, tasks, outcomes | `swarm_envs.project.suite` |
 
 The root is `$SWARM_ENVS_CACHE` when it names a folder; else `$XDG_CACHE_HOME/swarm-envs`
 when `XDG_CACHE_HOME` is an absolute path (the XDG rule: a relative or empty value is
@@ -34,7 +35,7 @@ ENV_VAR = "SWARM_ENVS_CACHE"
 #: the folder name under the user's cache folder
 NAME = "swarm-envs"
 
-Kind = Literal["scoring", "environments", "candidates", "instances", "docker"]
+Kind = Literal["scoring", "environments", "candidates", "instances", "docker", "suites"]
 KINDS: tuple[str, ...] = get_args(Kind)
 #: kinds that only save time, turned off by `SWARM_ENVS_CACHE=off`
 OPTIONAL: frozenset[str] = frozenset({"scoring", "candidates"})

@@ -283,12 +283,9 @@ def cmd_make_task(args: argparse.Namespace) -> int:
         console.print(
             f"  dropped: {len(insensitive)} functions whose stub fails none of their tests"
         )
-    if result.deselected:
-        console.print(f"deselected {len(result.deselected)} tests:")
-        for nid, why in list(result.deselected.items())[:10]:
-            console.print(f"  {nid}: {why}", markup=False, highlight=False)
-        if len(result.deselected) > 10:
-            console.print(f"  ... and {len(result.deselected) - 10} more (see MAKE_TASK.md)")
+    for line in result.deselection():
+        style = "yellow" if line.startswith("warning") else ""
+        console.print(line, style=style, markup=False, highlight=False, soft_wrap=True)
     layered = sum(1 for u in task.units if u.depends_on)
     console.print(
         f"wrote {task.root}: {len(task.units)} units ({layered} depend on others) of "
@@ -305,6 +302,35 @@ def cmd_make_task(args: argparse.Namespace) -> int:
         soft_wrap=True,
     )
     return 0
+
+
+def cmd_make_suite(args: argparse.Namespace) -> int:
+    """Build many projects into a validated suite of tasks."""
+    from swarm_envs.project.suite import make_suite, parse_instances, read_spec
+
+    entries = read_spec(args.spec)
+    instances = parse_instances(args.instances)
+    console.print(
+        f"make-suite: {len(entries)} projects, {args.workers} workers, suite {args.suite_name}",
+        markup=False,
+        highlight=False,
+    )
+    outcomes = make_suite(
+        entries,
+        Path(args.out) if args.out else None,
+        suite=args.suite_name,
+        workers=args.workers,
+        wheels=Path(args.wheels) if args.wheels else None,
+        quick=args.quick,
+        max_units=args.max_units,
+        timeout_s=args.timeout,
+        retry=args.retry,
+        instances=instances,
+        instance_k=args.instance_k,
+        min_tests=args.min_tests,
+        line=lambda text: console.print(text, markup=False, highlight=False, soft_wrap=True),
+    )
+    return 0 if outcomes and all(o.valid for o in outcomes) else 1
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -488,6 +514,48 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--suite", choices=SUITES, default="custom", help="the task's suite")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_make_task)
+
+    p = sub.add_parser(
+        "make-suite",
+        help="build many real projects (name==version or sdists) into a validated suite",
+        description="Download each project's sdist with pip, make it into a task "
+        "(--deselect-failing), validate it, in parallel worker processes; resumable. One "
+        "line per project, failures grouped by cause, a summary table. The valid tasks form "
+        "a suite (--tasks real-plus in bench and train).",
+    )
+    p.add_argument(
+        "spec", help="a file of name==version lines or sdist paths, or 'catalogue' (shipped)"
+    )
+    p.add_argument("--out", help="the suite's folder (default: the user cache)")
+    p.add_argument("--suite-name", choices=SUITES, default="real-plus", help="the tasks' suite")
+    p.add_argument("--workers", type=_positive_int, default=1, help="projects built at once")
+    p.add_argument(
+        "--wheels", metavar="DIR", help="take the requirements' wheels from DIR (no index)"
+    )
+    p.add_argument("--quick", action="store_true", help="validate without the per-unit check")
+    p.add_argument("--max-units", type=_positive_int, help="at most this many units per task")
+    p.add_argument(
+        "--timeout",
+        type=_positive_float,
+        default=1800.0,
+        help="seconds per project (stopped after)",
+    )
+    p.add_argument("--retry", action="store_true", help="build the failed projects again")
+    p.add_argument(
+        "--instances",
+        metavar="KIND:N,...",
+        help="also generate N instances of each kind per valid task, e.g. stub:2,bug:1",
+    )
+    p.add_argument(
+        "--instance-k", type=_positive_int, default=2, help="units stubbed or broken per instance"
+    )
+    p.add_argument(
+        "--min-tests",
+        type=_positive_int,
+        default=10,
+        help="a task with fewer canonical tests is not valid (default 10)",
+    )
+    p.set_defaults(func=cmd_make_suite)
 
     p = sub.add_parser(
         "generate",

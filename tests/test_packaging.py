@@ -31,6 +31,7 @@ def test_wheel_contents(wheel):
     assert "swarm_envs/tasks/calc/solution/calc/core.py" in names
     assert "swarm_envs/sandboxes/local.py" in names
     assert "swarm_envs/scoring/worker/protocol.py" in names
+    assert "swarm_envs/project/catalogue.txt" in names  # make-suite catalogue
     assert "swarm_envs/baselines/scripted.py" in names
     assert "swarm_envs/agents/llm.py" in names and "swarm_envs/agents/rollout.py" in names
     assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)

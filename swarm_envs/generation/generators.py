@@ -422,6 +422,9 @@ def _write_instance(
     readme = task.root / "README.md"
     if readme.is_file():
         shutil.copy(readme, dest / "README.md")
+    wheels = task.root / "wheels"  # its requirements install from them, as the task's do
+    if wheels.is_dir():
+        shutil.copytree(wheels, dest / "wheels")
     for rel, data in start.items():
         p = dest / "start" / rel
         p.parent.mkdir(parents=True, exist_ok=True)

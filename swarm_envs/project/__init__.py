@@ -27,6 +27,7 @@ Layer: above the environments (it registers the task it made with Gymnasium) and
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
@@ -42,15 +43,17 @@ from swarm_envs.error import ProjectError
 from swarm_envs.project.graph import UnitRef, dependencies, order, restrict
 from swarm_envs.project.layout import Note, Project, read_project
 from swarm_envs.project.profile import ReferenceProfile, profile_reference
-from swarm_envs.project.requirements import distributions_for, fetch_wheels
+from swarm_envs.project.requirements import resolve
 from swarm_envs.project.units import Candidate, find_candidates, map_tests, probe
 from swarm_envs.scoring.runner import RunnerPool
 from swarm_envs.task import MANIFEST, Suite, Task, bundled_task, is_task_name, register_task
 from swarm_envs.task.environment import WHEELS
+from swarm_envs.task.manifest import TestsSpec
 
 __all__ = ["MakeTaskResult", "build_task", "make_task"]
 
 Progress = Callable[[str, int, int], None]
+_DIST_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+!_-]*$")
 REPORT = "MAKE_TASK.md"
 
 
@@ -63,6 +66,14 @@ class MakeTaskResult:
     deselected: dict[str, str] = field(default_factory=dict)  # test id -> why
     candidates: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
+    collected: int = 0  # tests the reference's instrumented run collected
+
+    def deselection(self) -> list[str]:
+        """Lines saying how many tests were deselected and why, grouped by cause.
+
+        More than `DESELECT_WARNING` of the suite is a warning, with the likely fix.
+        """
+        return deselection_report(self.deselected, self.collected)
 
 
 def make_task(
@@ -243,20 +254,42 @@ def _build(
         manifest["tests"]["ini"] = proj.ini
     deselected: dict[str, str] = {d: "deselected by the project's settings" for d in proj.deselect}
     _write_files(proj, root, name)
-    specs = [*requires]
-    if proj.imports:
-        specs += distributions_for(proj.imports - _names_of(requires), proj.declared, notes)
-    if specs:
+    decl = proj.declaration
+    if decl.name and decl.version and _DIST_VERSION.match(decl.version):
+        manifest["distribution"] = f"{decl.name}=={decl.version}"
+        notes.append(Note("kept", f"distribution {manifest['distribution']}", "its metadata"))
+    if requires or proj.imports or decl.requirements():
         report("fetching requirements", 0, 1)
-        manifest["requires"] = fetch_wheels(specs, root / WHEELS, wheels)
-        notes.append(Note("kept", f"{WHEELS}/", ", ".join(manifest["requires"])))
+        resolved = resolve(
+            decl, proj.imports, requires, root / WHEELS, wheels, notes, strict=not deselect_failing
+        )
+        if resolved.pins:
+            manifest["requires"] = resolved.pins
+        else:
+            shutil.rmtree(root / WHEELS, ignore_errors=True)
+        if resolved.plugins:
+            manifest["tests"]["plugins"] = resolved.plugins
         clock.lap("requirements")
     task = _write_manifest(root, manifest, deselected)
     report("running the reference (instrumented)", 0, 1)
     profile = profile_reference(task)
+    for _ in range(3):
+        if not (deselect_failing and profile.collect_errors):
+            break
+        # Test files that cannot even be imported here (a fuzzing harness, an optional
+        # dependency nobody declared) go, as with --exclude; everything else stays.
+        if not _drop_uncollectable(root, profile.collect_errors, notes):
+            break
+        task = _write_manifest(root, manifest, deselected)
+        profile = profile_reference(task)
     clock.lap("profile")
     _check_profile(task, profile, deselected, deselect_failing)
-    task = _write_manifest(root, manifest, deselected)
+    # A big suite (thousands of parametrised cases) needs more than the default limit of a
+    # full run: five times what the instrumented run took, on a busy machine too.
+    limit = max(TestsSpec().timeout_s, float(math.ceil(5 * profile.seconds)))
+    if limit > TestsSpec().timeout_s:
+        manifest["tests"]["timeout_s"] = limit
+    task = _write_manifest(root, manifest, deselected, profile.collected)
     pool = RunnerPool(task)
     try:
         report("running the reference (scorer)", 0, 1)
@@ -264,13 +297,19 @@ def _build(
         ref = pool.run_all(solution)
         clock.lap("reference")
         _check_reference(task, ref, profile, deselected, deselect_failing)
-        if any(t not in manifest["tests"].get("deselect", []) for t in deselected):
-            # Deselected after the scorer's collection: start again with the new suite.
+        for last in (False, False, True):
+            if all(t in manifest["tests"].get("deselect", []) for t in deselected):
+                break
+            # Deselected after the scorer's collection: start again with the new suite. A
+            # test the integrity guard flags taints its whole run, so only the flagged tests
+            # go first, and the others are judged again without them.
+            if len(deselected) >= len(profile.collected):
+                _all_deselected(profile, deselected)
             pool.close()
-            task = _write_manifest(root, manifest, deselected)
+            task = _write_manifest(root, manifest, deselected, profile.collected)
             pool = RunnerPool(task)
             ref = pool.run_all(solution)
-            _check_reference(task, ref, profile, deselected, False)
+            _check_reference(task, ref, profile, deselected, deselect_failing and not last)
         candidates = find_candidates(solution, notes)
         reached = map_tests(candidates, profile, notes, deselected)
         ordered = sorted(reached, key=lambda c: (-len(c.tests), c.path, c.line))
@@ -291,22 +330,33 @@ def _build(
     manifest["units"] = units
     if description is None:
         manifest["description"] = _description(name, proj, len(units))
-    task = _write_manifest(root, manifest, deselected)
-    _write_report(root, task, notes, deselected, len(reached))
+    task = _write_manifest(root, manifest, deselected, profile.collected)
+    collected = len(profile.collected)
+    _write_report(root, task, notes, deselected, len(reached), collected)
     clock.lap("write")
-    return MakeTaskResult(task, notes, deselected, len(reached))
+    return MakeTaskResult(task, notes, deselected, len(reached), collected=collected)
 
 
-def _names_of(specs: Iterable[str]) -> set[str]:
-    from packaging.requirements import Requirement
-
-    out = set()
-    for s in specs:
-        try:
-            out.add(Requirement(s).name.lower().replace("-", "_"))
-        except ValueError:
-            continue
-    return out
+def _drop_uncollectable(root: Path, errors: dict[str, str], notes: list[Note]) -> bool:
+    """Remove the test files whose collection failed; False when another kind of error is there."""
+    files = []
+    for nid in errors:
+        rel = nid.split("::")[0]
+        name = rel.rsplit("/", 1)[-1]
+        if not rel.startswith("tests/") or not rel.endswith(".py") or name == "conftest.py":
+            return False
+        if name == "__init__.py" or not (root / rel).is_file():
+            return False
+        files.append(rel)
+    left = [
+        p for p in (root / "tests").rglob("test*.py") if p.relative_to(root).as_posix() not in files
+    ]
+    if not left:
+        return False  # every test file: the collection error says more than "no tests"
+    for rel in files:
+        (root / rel).unlink()
+        notes.append(Note("dropped", rel, f"does not collect here: {_reason(errors[rel])}"))
+    return bool(files)
 
 
 def _write_files(proj: Project, root: Path, name: str) -> None:
@@ -325,14 +375,108 @@ def _write_files(proj: Project, root: Path, name: str) -> None:
     put("README.md", proj.readme or f"# {name}\n".encode())
 
 
-def _write_manifest(root: Path, manifest: dict, deselected: dict[str, str]) -> Task:
+def _write_manifest(
+    root: Path, manifest: dict, deselected: dict[str, str], collected: Sequence[str] = ()
+) -> Task:
+    """Write the manifest; with the collected ids, deselections are what pytest will do.
+
+    pytest's `--deselect` takes prefixes: deselecting `test_x` also leaves out `test_x_y`
+    and `test_x[1]` leaves out `test_x[10]`. Those are deselected here too, with the reason,
+    so that no unit names a test the scorer never runs.
+    """
+    if deselected and collected:
+        chosen = tuple(deselected)
+        for nid in collected:
+            if nid not in deselected:
+                by = next((d for d in chosen if nid.startswith(d)), None)
+                if by is not None:
+                    deselected[nid] = f"deselected with {by} (pytest deselects by prefix)"
     if deselected:
         manifest["tests"]["deselect"] = sorted(deselected)
     (root / MANIFEST).write_text(tomli_w.dumps(manifest), encoding="utf-8")
     return Task(root)
 
 
+#: the share of deselected tests above which make-task warns (and names the likely fix)
+DESELECT_WARNING = 0.10
+_FIXES = (
+    (
+        re.compile(r"(ModuleNotFoundError|ImportError)\b.*?No module named '?([\w.]+)"),
+        "a missing dependency: add its distribution with --requires ({0})",
+    ),
+    (
+        re.compile(r"fixture '([\w.]+)' not found"),
+        "a pytest plugin that provides the fixture '{0}': add its distribution with "
+        "--requires (make-task enables the plugins it finds with -p)",
+    ),
+    (
+        re.compile(r"(PermissionError|OSError).*(/dev/shm|SemLock|multiprocessing)"),
+        "the sandbox: multiprocessing needs a private /dev/shm; leave the file out with --exclude",
+    ),
+    (
+        re.compile(
+            r"(ConnectionError|ConnectionRefused|gaierror|socket\.|Network is unreachable|"
+            r"name resolution)"
+        ),
+        "the sandbox has no network: leave those test files out with --exclude",
+    ),
+    (
+        re.compile(
+            r"(skipped here|expected to fail here).*(not installed|no module|could not import)",
+            re.IGNORECASE,
+        ),
+        "an optional dependency the tests skip without: add it with --requires",
+    ),
+)
+
+
+def _cause(why: str) -> str:
+    """A deselection's cause, with instance details (ids, addresses, numbers) kept short."""
+    text = _SANDBOX_PATH.sub("", why)  # where the run happened says nothing of the cause
+    text = _TEMP_PATH.sub("/tmp/...", text)
+    return re.sub(r"0x[0-9a-f]+", "0x...", text)[:160]
+
+
+def likely_fix(causes: Iterable[str]) -> str | None:
+    """The fix that the most frequent recognised cause points to, or None."""
+    for cause in causes:
+        for pattern, fix in _FIXES:
+            m = pattern.search(cause)
+            if m:
+                groups = [g for g in m.groups() if g]
+                return fix.format(groups[-1] if "{0}" in fix and groups else "")
+    return None
+
+
+def deselection_report(deselected: dict[str, str], collected: int) -> list[str]:
+    """See `MakeTaskResult.deselection`."""
+    if not deselected:
+        return []
+    total = max(collected, len(deselected))
+    share = len(deselected) / total if total else 0.0
+    groups: dict[str, list[str]] = {}
+    for nid, why in deselected.items():
+        groups.setdefault(_cause(why), []).append(nid)
+    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    lines = [f"{len(deselected)} of {total} tests deselected ({share:.0%}), by cause:"]
+    for cause, nids in ordered[:12]:
+        more = f" and {len(nids) - 2} more" if len(nids) > 2 else ""
+        lines.append(f"  {len(nids)} x {cause}")
+        lines.append(f"     e.g. {', '.join(nids[:2])}{more}")
+    if len(ordered) > 12:
+        lines.append(f"  ... and {len(ordered) - 12} more causes (see {REPORT})")
+    if share > DESELECT_WARNING:
+        fix = likely_fix(c for c, _ in ordered)
+        lines.append(
+            f"warning: more than {DESELECT_WARNING:.0%} of the suite is deselected; "
+            + (f"the likely fix: {fix}" if fix else "see the causes above")
+        )
+    return lines
+
+
 _WHERE = re.compile(r"^\S+:\d+: ")
+_SANDBOX_PATH = re.compile(r"/\S*?/ws/")
+_TEMP_PATH = re.compile(r"/tmp/[^\s'\"]+")
 
 
 def _reason(text: str) -> str:
@@ -340,7 +484,7 @@ def _reason(text: str) -> str:
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
     if not lines:
         return "(no output)"
-    last = _WHERE.sub("", lines[-1])
+    last = _WHERE.sub("", _SANDBOX_PATH.sub("", lines[-1]))
     detail = next((ln[1:].strip() for ln in lines if ln.startswith("E ")), "")
     if detail and detail != last and not detail.startswith(last):
         return f"{last}: {detail}"[:200]
@@ -370,7 +514,10 @@ def _check_profile(
             "cannot work here can be left out with --exclude."
         )
     if not profile.collected:
-        raise ProjectError(f"{task.root}: no tests were collected from the project")
+        said = "\n".join(profile.output.strip().splitlines()[-8:])
+        raise ProjectError(
+            "no tests were collected from the project" + (f"; pytest said:\n{said}" if said else "")
+        )
     outside = {n: o for n, o in profile.origins.items() if o is not None and os.path.isabs(str(o))}
     if outside:
         which = ", ".join(f"{n} from {o}" for n, o in outside.items())
@@ -391,6 +538,16 @@ def _check_profile(
         )
     for nid, failure in failed.items():
         deselected[nid] = f"fails on the reference: {_reason(failure)}"
+    if failed and len(deselected) >= len(profile.collected):
+        _all_deselected(profile, deselected)
+
+
+def _all_deselected(profile: ReferenceProfile, deselected: dict[str, str]) -> None:
+    """Stop: every test would be deselected (say why, grouped, instead of 'no tests')."""
+    raise ProjectError(
+        f"the reference fails every one of its {len(profile.collected)} tests here:\n"
+        + "\n".join(deselection_report(deselected, len(profile.collected))[1:])
+    )
 
 
 def _check_reference(
@@ -407,6 +564,10 @@ def _check_reference(
         return
     reasons: dict[str, str] = {}
     flagged = {f.get("test", ""): f for f in ref.integrity}
+    named = {nid for nid in failing if nid in flagged}
+    if deselect_failing and named and len(named) < len(failing):
+        # The guard named the tests that tampered: the rest failed with their run.
+        failing = {nid: failing[nid] for nid in named}
     for nid, text in failing.items():
         if nid not in profile.tests:
             reasons[nid] = "its id differs between test processes (built from something random?)"
@@ -500,7 +661,12 @@ def _description(name: str, proj: Project, n_units: int) -> str:
 
 
 def _write_report(
-    root: Path, task: Task, notes: list[Note], deselected: dict[str, str], candidates: int
+    root: Path,
+    task: Task,
+    notes: list[Note],
+    deselected: dict[str, str],
+    candidates: int,
+    collected: int,
 ) -> None:
     lines = [
         f"# make-task: {task.id}",
@@ -512,6 +678,7 @@ def _write_report(
         *(f"- {n}" for n in notes),
     ]
     if deselected:
-        lines += ["", "## Deselected tests", ""]
+        lines += ["", "## Deselected tests, by cause", "", "```"]
+        lines += [*deselection_report(deselected, collected), "```", ""]
         lines += [f"- `{nid}`: {why}" for nid, why in sorted(deselected.items())]
     (root / REPORT).write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -245,6 +245,10 @@ def main(config_path: str) -> None:
         )
         sys.path.insert(at, os.path.join(root, site))
     sys.path.insert(0, root)  # the project first, as `python -m pytest` from its root
+    # Processes the tests start see the project and its environment, as under the scorer.
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [root, *([os.path.join(root, site)] if site else [])]
+    )
     import pytest
 
     profile = Profile(root)
@@ -260,6 +264,7 @@ def main(config_path: str) -> None:
         "--import-mode=prepend",
         "--continue-on-collection-errors",
         *(f"--deselect={d}" for d in cfg.get("deselect", [])),
+        *(a for name in cfg.get("plugins", []) for a in ("-p", name)),
         *cfg["targets"],
     ]
     started = time.perf_counter()

@@ -35,7 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from packaging.requirements import Requirement
+
 from swarm_envs.error import ProjectError
+from swarm_envs.project.declared import Declared, read_declared, version_from_folder
 from swarm_envs.task import PYTEST_SETTINGS, STRICT_ADDOPTS
 from swarm_envs.task.stubbing import def_span
 
@@ -134,7 +137,8 @@ class Project:
     ini: dict[str, list[str] | bool | str] = field(default_factory=dict)
     deselect: list[str] = field(default_factory=list)
     imports: set[str] = field(default_factory=set)  # third-party top-level names
-    declared: list[str] = field(default_factory=list)  # requirements the project declares
+    declared: list[str] = field(default_factory=list)  # distributions the project declares
+    declaration: Declared = field(default_factory=Declared)  # its name, version, requirements
     notes: list[Note] = field(default_factory=list)
 
     def note(self, kind: NoteKind, what: str, why: str = "") -> None:
@@ -231,7 +235,8 @@ def _read_project(source: Path, *, exclude: Iterable[str] = ()) -> Project:
     _take_settings(settings, test_map, proj)
     _take_docs(files, proj)
     proj.imports = _third_party_imports(proj)
-    proj.declared = _declared_requirements(files)
+    proj.declaration = _declaration(source, files, proj)
+    proj.declared = proj.declaration.names
     return proj
 
 
@@ -764,32 +769,18 @@ def _third_party_imports(proj: Project) -> set[str]:
     return {n for n in found if n not in stdlib | own | helpers | pytest_own}
 
 
-_REQ = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
-
-
-def _declared_requirements(files: dict[str, Path]) -> list[str]:
-    """Distribution names the project declares (runtime, test extras and groups)."""
-    names: list[str] = []
-
-    def add(specs: Iterable[object]) -> None:
-        for s in specs:
-            m = _REQ.match(str(s))
-            if m:
-                names.append(m.group(1))
-
-    p = files.get("pyproject.toml")
-    if p is not None:
-        try:
-            data = tomllib.loads(p.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-            data = {}
-        project = data.get("project", {}) if isinstance(data, dict) else {}
-        add(project.get("dependencies", []) or [])
-        for specs in (project.get("optional-dependencies", {}) or {}).values():
-            add(specs or [])
-        for specs in (data.get("dependency-groups", {}) or {}).values():
-            add(s for s in specs or [] if isinstance(s, str))
-    for r, p in files.items():
-        if "/" not in r and fnmatch.fnmatch(r, "*requirements*.txt"):
-            add(ln for ln in p.read_text(errors="replace").splitlines() if not ln.startswith("-"))
-    return list(dict.fromkeys(names))
+def _declaration(source: Path, files: dict[str, Path], proj: Project) -> Declared:
+    """What the project declares, with its name and version (from its folder if need be)."""
+    d = read_declared(files)
+    name, version = version_from_folder(source.resolve())
+    d.name = d.name or name
+    d.version = d.version or version
+    if d.sources:
+        proj.note("kept", "declared requirements", "from " + ", ".join(d.sources))
+    if d.tooling:
+        proj.note(
+            "dropped",
+            "declared tools " + ", ".join(Requirement(t).name for t in d.tooling),
+            "they build, lint, measure or reorder; the scorer brings its own pytest",
+        )
+    return d

@@ -19,10 +19,10 @@ from pathlib import Path
 from swarm_envs.error import ProjectError
 from swarm_envs.sandboxes import SandboxLimits, make_sandbox
 from swarm_envs.task import Task, task_roots
-from swarm_envs.task.environment import read_environment
 
 _SCRIPT = Path(__file__).with_name("_profile_run.py")
 _DIR = ".make-task"
+_RUNNER = "_make_task_profile.py"
 
 Location = tuple[str, int]
 
@@ -79,9 +79,11 @@ def profile_reference(task: Task, *, timeout_s: float | None = None) -> Referenc
         task.materialize(root, task.solution_files())
         work = root / _DIR
         work.mkdir()
-        (work / "profile.py").write_bytes(_SCRIPT.read_bytes())
+        # Not `profile.py`: the script's folder comes first on sys.path, and `cProfile`
+        # (imported by pytest-benchmark) imports the standard library's `profile`.
+        (work / _RUNNER).write_bytes(_SCRIPT.read_bytes())
         (work / "pytest.ini").write_bytes(task.pytest_ini())
-        site = read_environment(task.environment())
+        site = task.site_files()
         for rel, data in site.items():
             p = work / "site" / rel
             p.parent.mkdir(parents=True, exist_ok=True)
@@ -90,6 +92,7 @@ def profile_reference(task: Task, *, timeout_s: float | None = None) -> Referenc
             "ini": f"{_DIR}/pytest.ini",
             "targets": list(spec.paths),
             "deselect": list(spec.deselect),
+            "plugins": list(spec.plugins),
             "site": f"{_DIR}/site" if site else None,
             "project": task.top_level_names(),
             "out": f"{_DIR}/result.json",
@@ -98,7 +101,7 @@ def profile_reference(task: Task, *, timeout_s: float | None = None) -> Referenc
         seed = "" if spec.hash_seed is None else f"PYTHONHASHSEED={int(spec.hash_seed)} "
         python = shlex.quote(os.path.basename(sys.executable))
         env = f"{seed}PYTEST_DISABLE_PLUGIN_AUTOLOAD=1"
-        cmd = f"{env} {python} -s -B {_DIR}/profile.py {_DIR}/config.json"
+        cmd = f"{env} {python} -s -B {_DIR}/{_RUNNER} {_DIR}/config.json"
         result = sb.run(cmd, timeout_s=timeout)
         out = work / "result.json"
         if not out.is_file():

@@ -1,29 +1,57 @@
-"""Which third-party distributions a project needs, pinned, with their wheels.
+"""Which third-party distributions a project needs, pinned, with their wheels and plugins.
 
-The top-level names the tests (and the project modules they reach) import unconditionally
-are mapped to distributions: through this Python's installed packages where they are here,
-else through the requirements the project declares. `pip wheel` then fetches (or builds)
-the wheels of those distributions and everything they depend on into the task's `wheels/`
-folder; the pins (`name==version`, from the wheels) go into the manifest, so that the task's
-environment can be installed later without an index.
+What the project declares (`swarm_envs.project.declared`: its runtime requirements and its
+test extras) is resolved by `pip wheel` into the task's `wheels/` folder, dependencies
+included; the pins (`name==version`, from the wheels) go into the manifest, so that the
+task's environment can be installed later without an index. Top-level names the tests (and
+the project modules they reach) import unconditionally that no fetched wheel provides are
+mapped to distributions through this Python's installed packages.
+
+pytest plugins among the declared distributions (their `pytest11` entry points) are named
+in the manifest (`[tests] plugins`) and enabled explicitly with `-p` by the scorer, which
+never autoloads plugins; plugins that change how tests run or are reported are tooling
+(`declared.TOOLING`) and never fetched.
 """
 
 from __future__ import annotations
 
+import configparser
 import importlib.metadata
 import re
-from collections.abc import Iterable
-from pathlib import Path
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from packaging.requirements import InvalidRequirement, Requirement
 
 from swarm_envs.error import RequirementsError
+from swarm_envs.project.declared import Declared, is_tooling, normal
 from swarm_envs.project.layout import Note
 from swarm_envs.task.environment import pip
 
 _WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(-\d[^-]*)?-[^-]+-[^-]+-[^-]+\.whl$")
+#: the scorer's own pytest and what it needs: never installed into a task's environment
+SCORER_OWN = frozenset({"pytest", "pluggy", "iniconfig", "py"})
 
 
-def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+@dataclass
+class Resolved:
+    """The requirements of a task, resolved."""
+
+    pins: list[str] = field(default_factory=list)  # exact pins of the whole closure
+    plugins: list[str] = field(default_factory=list)  # pytest11 entry point names to enable
+    provides: set[str] = field(default_factory=set)  # top-level import names of the wheels
+
+
+def _names_of(specs: Iterable[str]) -> set[str]:
+    out = set()
+    for s in specs:
+        try:
+            out.add(normal(Requirement(s).name))
+        except InvalidRequirement:
+            continue
+    return out
 
 
 def distributions_for(
@@ -35,7 +63,7 @@ def distributions_for(
         RequirementsError: a name that is neither installed here nor declared.
     """
     installed = importlib.metadata.packages_distributions()
-    declared_by_norm = {_normal(d): d for d in declared}
+    declared_by_norm = {normal(d): d for d in declared}
     specs: list[str] = []
     missing = []
     for name in sorted(imports):
@@ -45,8 +73,8 @@ def distributions_for(
             version = importlib.metadata.version(dist)
             specs.append(f"{dist}=={version}")
             notes.append(Note("kept", f"requirement {dist}=={version}", f"the tests import {name}"))
-        elif _normal(name) in declared_by_norm:
-            specs.append(declared_by_norm[_normal(name)])
+        elif normal(name) in declared_by_norm:
+            specs.append(declared_by_norm[normal(name)])
             notes.append(Note("kept", f"requirement {specs[-1]}", f"the tests import {name}"))
         else:
             missing.append(name)
@@ -57,6 +85,102 @@ def distributions_for(
             "--requires (for example --requires python-dateutil)"
         )
     return specs
+
+
+def resolve(
+    declaration: Declared,
+    imports: set[str],
+    requires: Sequence[str],
+    wheels: Path,
+    find_links: Path | None,
+    notes: list[Note],
+    *,
+    strict: bool = True,
+) -> Resolved:
+    """Fetch the wheels of what the project needs into `wheels`; pins and plugins.
+
+    Args:
+        declaration: what the project declares.
+        imports: third-party top-level names its tests and code import for sure.
+        requires: requirement specifiers given by the user (`--requires`).
+        wheels: the task's wheel folder.
+        find_links: a folder of wheels to take them from instead of the package index.
+        notes: what was done is appended here.
+        strict: an import that nothing provides is an error (else a warning: the test
+            files that need it will not collect).
+
+    Raises:
+        RequirementsError: they cannot be fetched (pip's reason), or an import is provided
+            by nothing (named, with the fix).
+    """
+    declared = [
+        s for s in declaration.requirements() if normal(Requirement(s).name) not in SCORER_OWN
+    ]
+    direct = _names_of([*requires, *declared])
+    specs = [
+        *requires,
+        *(s for s in declared if normal(Requirement(s).name) not in _names_of(requires)),
+    ]
+    out = Resolved()
+    if specs:
+        try:
+            fetch_wheels(specs, wheels, find_links)
+        except RequirementsError as e:
+            # A test extra that cannot be had here (a platform, a compiler) need not stop
+            # the task: its runtime requirements and what the tests import may be enough.
+            fallback = [*requires, *declaration.runtime]
+            if fallback == specs:
+                raise
+            notes.append(
+                Note("warning", "the declared test requirements", f"cannot be fetched: {e}")
+            )
+            for w in wheels.glob("*.whl"):
+                w.unlink()
+            specs = fallback
+            direct = _names_of(specs)
+            if specs:
+                fetch_wheels(specs, wheels, find_links)
+    out.provides = _provided(wheels)
+    missing = {n for n in imports if n not in out.provides}
+    if missing and not strict:
+        installed = importlib.metadata.packages_distributions()
+        unknown = sorted(n for n in missing if n not in installed)
+        if unknown:
+            notes.append(
+                Note(
+                    "warning",
+                    f"the tests import {', '.join(unknown)}",
+                    "neither declared nor installed here: the test files that need it will "
+                    "not collect",
+                )
+            )
+        missing -= set(unknown)
+    if missing:
+        extra = distributions_for(missing, declaration.names, notes)
+        extra = [s for s in extra if normal(Requirement(s).name) not in _names_of(specs)]
+        if extra:
+            fetch_wheels([*specs, *extra], wheels, find_links)
+            direct |= _names_of(extra)
+            out.provides = _provided(wheels)
+    for w in sorted(wheels.glob("*.whl")):
+        m = _WHEEL.match(w.name)
+        if m is None:
+            continue
+        name = normal(m.group("name"))
+        if name in SCORER_OWN:
+            w.unlink()  # the scorer's pytest is the one that runs
+            notes.append(Note("dropped", f"wheel {w.name}", "the scorer brings its own pytest"))
+            continue
+        out.pins.append(f"{m.group('name')}=={m.group('version')}")
+        if name in direct and not is_tooling(name):
+            for ep in _pytest_plugins(w):
+                out.plugins.append(ep)
+                notes.append(
+                    Note("kept", f"pytest plugin {ep} ({name})", "enabled with -p for scoring")
+                )
+    if out.pins:
+        notes.append(Note("kept", "wheels/", ", ".join(out.pins)))
+    return out
 
 
 def fetch_wheels(specs: list[str], wheels: Path, find_links: Path | None = None) -> list[str]:
@@ -84,3 +208,44 @@ def fetch_wheels(specs: list[str], wheels: Path, find_links: Path | None = None)
         if m:
             pins.append(f"{m.group('name')}=={m.group('version')}")
     return pins
+
+
+def _members(wheel: Path) -> list[str]:
+    try:
+        with zipfile.ZipFile(wheel) as z:
+            return z.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return []
+
+
+def _provided(wheels: Path) -> set[str]:
+    """Top-level import names that the wheels in `wheels` install."""
+    out = set()
+    for w in wheels.glob("*.whl"):
+        for rel in _members(w):
+            head = PurePosixPath(rel).parts[0]
+            if head.endswith((".dist-info", ".data")):
+                continue
+            out.add(head.removesuffix(".py").split(".")[0])
+    return out
+
+
+def _pytest_plugins(wheel: Path) -> list[str]:
+    """Names of the `pytest11` entry points of a wheel."""
+    try:
+        with zipfile.ZipFile(wheel) as z:
+            name = next(
+                (n for n in z.namelist() if n.endswith(".dist-info/entry_points.txt")), None
+            )
+            if name is None:
+                return []
+            text = z.read(name).decode("utf-8", errors="replace")
+    except (OSError, zipfile.BadZipFile, KeyError):
+        return []
+    cp = configparser.ConfigParser(interpolation=None, delimiters=("=",))
+    cp.optionxform = str  # type: ignore[assignment,method-assign]
+    try:
+        cp.read_string(text)
+    except configparser.Error:
+        return []
+    return sorted(cp.options("pytest11")) if cp.has_section("pytest11") else []

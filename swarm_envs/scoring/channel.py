@@ -45,7 +45,8 @@ def task_settings(task: Task) -> dict:
         "hash_seed": spec.hash_seed,
         "project": task.top_level_names(),
         "deselect": list(spec.deselect),
-        "site": "site" if task.manifest.requires else None,
+        "site": "site" if task.manifest.requires or task.manifest.distribution else None,
+        "plugins": list(spec.plugins),
     }
 
 
@@ -59,7 +60,7 @@ def install_worker(host: ScoringHost, task: Task) -> None:
         RequirementsError: the task's requirements cannot be installed.
     """
     settings = task_settings(task)
-    site = {f"site/{rel}": data for rel, data in read_environment(task.environment()).items()}
+    site = {f"site/{rel}": data for rel, data in task.site_files().items()}
     if not site:
         settings["site"] = None
     host.sync(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -118,6 +119,22 @@ def _pip_install(requires: list[str], wheels: Path | None, target: Path) -> None
         f"{WHEELS}/ folder).",
         find_links=wheels,
     )
+
+
+def distribution_metadata(distribution: str, top_level: Sequence[str]) -> dict[str, bytes]:
+    """The `.dist-info` of a project installed from its workspace: {relative path: content}.
+
+    `distribution` is `name==version`. `importlib.metadata.version(name)` and
+    `distribution(name)` find it; the code itself is the workspace's, so no RECORD.
+    """
+    name, _, version = distribution.partition("==")
+    folder = f"{re.sub(r'[-_.]+', '_', name)}-{version}.dist-info"
+    meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    return {
+        f"{folder}/METADATA": meta.encode(),
+        f"{folder}/INSTALLER": b"swarm-envs\n",
+        f"{folder}/top_level.txt": "".join(f"{n}\n" for n in top_level).encode(),
+    }
 
 
 _read: dict[Path, dict[str, bytes]] = {}

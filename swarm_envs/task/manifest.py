@@ -41,8 +41,10 @@ MANIFEST = "task.toml"
 #: where held-out tests appear in a scoring tree (never in the workspace)
 HELD_OUT_DIR = "tests/_held_out"
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*(-[a-z0-9_]+)*$")
+_PLUGIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+_DISTRIBUTION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9][A-Za-z0-9.+!_-]*$")
 
-Suite = Literal["mini", "standard", "long", "real", "custom"]
+Suite = Literal["mini", "standard", "long", "real", "real-plus", "custom"]
 #: the suites, in the order they are listed: fast ones first
 SUITES: tuple[str, ...] = get_args(Suite)
 
@@ -135,6 +137,19 @@ class TestsSpec(_Strict):
         description="folders or files of the task (e.g. 'held_out') holding canonical tests "
         "that are never copied into the workspace: scored by the scorer only, reported apart",
     )
+    plugins: list[str] = Field(
+        default_factory=list,
+        description="pytest plugins of the task's environment the tests need, by entry point "
+        "name (enabled with `-p NAME`; plugins are never autoloaded)",
+    )
+
+    @field_validator("plugins")
+    @classmethod
+    def _plugins(cls, v: list[str]) -> list[str]:
+        for name in v:
+            if not _PLUGIN.match(name) or name.startswith("no:"):
+                raise ValueError(f"{name!r}: expected a plugin's entry point name, e.g. 'mock'")
+        return v
 
 
 class TaskManifest(_Strict):
@@ -159,7 +174,19 @@ class TaskManifest(_Strict):
         description="third-party distributions the project and its tests import, as exact "
         "pins of the whole closure (installed once into the task's environment)",
     )
+    distribution: str | None = Field(
+        default=None,
+        description="the project's own distribution, `name==version`: its metadata is "
+        "installed with the task's environment, so `importlib.metadata` finds the project",
+    )
     units: list[Unit] = Field(default_factory=list)
+
+    @field_validator("distribution")
+    @classmethod
+    def _distribution(cls, v: str | None) -> str | None:
+        if v is not None and not _DISTRIBUTION.match(v):
+            raise ValueError(f"{v!r}: expected `name==version`, e.g. 'mylib==1.2.0'")
+        return v
 
     @field_validator("requires")
     @classmethod
@@ -382,6 +409,23 @@ class Task:
         from swarm_envs.task.environment import WHEELS, ensure_environment
 
         return ensure_environment(self.manifest.requires, self.root / WHEELS)
+
+    def site_files(self) -> dict[str, bytes]:
+        """The task's environment as files (`environment()`), with the project's metadata.
+
+        What the scorer puts on `sys.path` after the project: the installed requirements
+        and, for a task with a `distribution`, its `.dist-info` (no code: the code is the
+        workspace's).
+
+        Raises:
+            RequirementsError: the requirements cannot be installed.
+        """
+        from swarm_envs.task.environment import distribution_metadata, read_environment
+
+        files = dict(read_environment(self.environment()))
+        if self.manifest.distribution:
+            files.update(distribution_metadata(self.manifest.distribution, self.top_level_names()))
+        return files
 
     @cached_property
     def _top_level_names(self) -> tuple[str, ...]:

@@ -148,14 +148,31 @@ def _inherited() -> dict[str, Path]:
 
 
 _discovered = False
+#: folders of suites built by `swarm-envs make-suite` elsewhere than the user cache,
+#: os.pathsep-separated (the cache's `suites/*` are always searched)
+SUITES_ENV = "SWARM_ENVS_SUITES"
+
+
+def _built_suites() -> dict[str, Path]:
+    """The valid tasks of every suite that make-suite built (`<suite folder>/tasks/*`)."""
+    from swarm_envs import cache
+
+    base = cache.path("suites")
+    folders = sorted(base.glob("*")) if base is not None and base.is_dir() else []
+    folders += [Path(p) for p in os.environ.get(SUITES_ENV, "").split(os.pathsep) if p]
+    found: dict[str, Path] = {}
+    for folder in folders:
+        if (folder / "tasks").is_dir():
+            found.update(discover(folder / "tasks"))
+    return found
 
 
 def registered() -> dict[str, Path]:
-    """All known tasks: {id: folder}. Bundled tasks are found on first use."""
+    """All known tasks: {id: folder}. Bundled and make-suite's tasks are found on first use."""
     global _discovered
     if not _discovered:
         _discovered = True
-        for task_id, path in {**discover(), **_inherited()}.items():
+        for task_id, path in {**discover(), **_built_suites(), **_inherited()}.items():
             _registry.setdefault(task_id, path)
     return dict(_registry)
 

@@ -44,6 +44,8 @@ def base_args(ini: str, rootdir: str) -> list[str]:
         "--continue-on-collection-errors",
         # Tests the task leaves out of its canonical suite (skipped on this Python, ...).
         *settings.deselected(),
+        # Plugins of the task's environment its tests need (named in the manifest).
+        *settings.plugins(),
     ]
 
 

@@ -8,7 +8,11 @@ Standard library only: `pin_process` runs in the bootstrap, before pytest is imp
   installed (`use_tree`);
 - `deselect`: node ids or prefixes left out of the canonical suite;
 - `site`: the task's third-party environment, a folder of `bin/` put ahead of the installed
-  packages.
+  packages;
+- `plugins`: pytest plugins of that environment the tests need, enabled with `-p`.
+
+Processes that tests start (`python -m pkg`, a `multiprocessing` spawn) see the project and
+the task's environment too: `use_tree` names both in `PYTHONPATH`.
 """
 
 from __future__ import annotations
@@ -92,6 +96,15 @@ def use_site() -> None:
     sys.path.insert(at, site.rstrip(os.sep))
 
 
+def plugins() -> list[str]:
+    """`-p NAME` options for the task's plugins (autoload is off; these are asked for)."""
+    out: list[str] = []
+    for name in SETTINGS.get("plugins", ()):
+        if isinstance(name, str) and name and not name.startswith("no:"):
+            out += ["-p", name]
+    return out
+
+
 def deselected() -> list[str]:
     """`--deselect` options for the tests the task leaves out."""
     return [f"--deselect={d}" for d in SETTINGS.get("deselect", ()) if isinstance(d, str)]
@@ -113,6 +126,10 @@ def use_tree(tree: str) -> None:
     """
     _where["tree"] = os.path.realpath(tree)
     _where["project"] = frozenset(str(n) for n in SETTINGS.get("project", ()))
+    # A test's own child processes (`python -m pkg`) import the project and its
+    # requirements as this process does; they are untrusted like it, and never report.
+    site = site_dir()
+    os.environ["PYTHONPATH"] = os.pathsep.join([tree, *([site.rstrip(os.sep)] if site else [])])
     sys.path.append(tree)
     sys.meta_path.insert(0, _TreeLast())
 

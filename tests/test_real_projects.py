@@ -1,0 +1,419 @@
+"""make-task and make-suite on projects laid out the way real libraries are.
+
+Every project here is built in the test, like a source distribution as it comes: a
+`PKG-INFO`, a `pyproject.toml` that declares a runtime dependency and a test extra (a
+pytest plugin), tests that read the project's own metadata and run it in a subprocess,
+tests inside the package. Their requirements are wheels built in the test (`--wheels`):
+no network. Everything goes through the CLI, as a user would run it.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import tarfile
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from swarm_envs.cli import main
+from swarm_envs.task import Task
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+def make_wheel(
+    folder: Path, name: str, version: str, files: dict[str, str], entry_points: str = ""
+) -> Path:
+    """A pure-Python wheel as `pip wheel` makes it (a zip with its .dist-info and RECORD)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    info = f"{name}-{version}.dist-info"
+    members = {
+        **{k: textwrap.dedent(v) for k, v in files.items()},
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    if entry_points:
+        members[f"{info}/entry_points.txt"] = textwrap.dedent(entry_points)
+    record = []
+    for rel, text in members.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=")
+        record.append(f"{rel},sha256={digest.decode()},{len(text.encode())}")
+    record.append(f"{info}/RECORD,,")
+    path = folder / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as z:
+        for rel, text in members.items():
+            z.writestr(rel, text)
+        z.writestr(f"{info}/RECORD", "\n".join(record) + "\n")
+    return path
+
+
+@pytest.fixture
+def wheelhouse(tmp_path):
+    """A runtime dependency (`numwords`) and a pytest plugin with a fixture (`pytest-counter`)."""
+    folder = tmp_path / "wheelhouse"
+    make_wheel(
+        folder,
+        "numwords",
+        "2.1",
+        {"numwords/__init__.py": "WORDS = {1: 'one', 2: 'two', 3: 'three'}\n"},
+    )
+    make_wheel(
+        folder,
+        "pytest_counter",
+        "0.3",
+        {
+            "pytest_counter.py": """
+                import cProfile  # as pytest-benchmark does: the stdlib's `profile` must win
+
+                import pytest
+
+
+                @pytest.fixture
+                def counter():
+                    return iter(range(100))
+            """
+        },
+        entry_points="[pytest11]\ncounter = pytest_counter\n",
+    )
+    return folder
+
+
+@pytest.fixture
+def user_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+SPELL = """
+    import sys
+
+    from numwords import WORDS
+
+
+    def spell(n):
+        \"\"\"The English word for n (1..3).\"\"\"
+        if n not in WORDS:
+            raise ValueError(n)
+        return WORDS[n]
+
+
+    def shout(text):
+        \"\"\"text in capitals, with a bang.\"\"\"
+        return text.upper() + "!"
+
+
+    def main(argv=None):
+        line = sys.stdin.read().strip()
+        print(shout(spell(int(line))))
+"""
+
+REAL = {
+    "PKG-INFO": """\
+        Metadata-Version: 2.1
+        Name: spellnum
+        Version: 1.4.2
+        Requires-Dist: numwords>=2
+        Requires-Dist: pytest-counter; extra == "test"
+        Requires-Dist: pytest-cov; extra == "test"
+        Provides-Extra: test
+    """,
+    "pyproject.toml": """
+        [project]
+        name = "spellnum"
+        version = "1.4.2"
+        dependencies = ["numwords>=2"]
+
+        [project.optional-dependencies]
+        test = ["pytest>=7", "pytest-counter", "pytest-cov"]
+        docs = ["sphinx"]
+    """,
+    "LICENSE": "MIT License\n",
+    "src/spellnum/__init__.py": SPELL,
+    "src/spellnum/__main__.py": "from spellnum import main\n\nmain()\n",
+    "src/spellnum/tests/__init__.py": "",
+    "src/spellnum/tests/test_spell.py": """
+        import importlib.metadata
+        import subprocess
+        import sys
+
+        import pytest
+
+        from spellnum import shout, spell
+
+
+        def test_spell():
+            assert spell(2) == "two"
+
+
+        def test_shout():
+            assert shout("hi") == "HI!"
+
+
+        def test_bad_number():
+            with pytest.raises(ValueError):
+                spell(9)
+
+
+        def test_plugin_fixture(counter):
+            assert next(counter) == 0 and spell(1) == "one"
+
+
+        def test_own_version():
+            assert importlib.metadata.version("spellnum") == "1.4.2"
+
+
+        def test_run_as_a_module():
+            out = subprocess.run(
+                [sys.executable, "-m", "spellnum"], input="3\\n", capture_output=True,
+                text=True, timeout=60,
+            )
+            assert out.stdout.strip() == "THREE!", out.stderr
+    """,
+    "src/spellnum/extra/__init__.py": "def twice(n):\n    return 2 * n\n",
+    "src/spellnum/extra/tests/__init__.py": "",
+    "src/spellnum/extra/tests/test_twice.py": """
+        from spellnum.extra import twice
+
+
+        def test_twice():
+            assert twice(2) == 4
+
+
+        def test_broken_here():
+            assert twice(2) == 5
+    """,
+}
+
+
+def manifest(task_dir: Path) -> dict:
+    import tomllib
+
+    return tomllib.loads((task_dir / "task.toml").read_text())
+
+
+def test_a_real_layout_becomes_a_valid_task_with_what_it_declares(
+    tmp_path, wheelhouse, user_cache, capsys
+):
+    src = write(tmp_path / "spellnum-1.4.2", REAL)
+    out = tmp_path / "task"
+    argv = ["make-task", str(src), "--name", "spellnum", "--out", str(out), "-q"]
+    argv += ["--wheels", str(wheelhouse), "--deselect-failing"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    m = manifest(out)
+    # 1. declared runtime dependency and test extra, pinned; tools left out
+    assert sorted(m["requires"]) == ["numwords==2.1", "pytest_counter==0.3"]
+    assert "pytest-cov" in text and "sphinx" not in json.dumps(m)
+    # 2. the plugin is enabled by name for the scorer
+    assert m["tests"]["plugins"] == ["counter"]
+    # 3. the project is a distribution of its sdist's version
+    assert m["distribution"] == "spellnum==1.4.2"
+    # 5. tests inside the package (two levels) with --deselect-failing: one deselected, why
+    assert m["tests"]["deselect"] == ["tests/extra/test_twice.py::test_broken_here"]
+    assert "1 of 8 tests deselected" in text and "assert 4 == 5" in text
+    task = Task(out)
+    # the plugin, the metadata and the subprocess all pass under the scorer (validate)
+    assert main(["validate", str(out), "--quick"]) == 0, capsys.readouterr().out
+    from swarm_envs.scoring.runner import ProjectRunner
+
+    with ProjectRunner(task) as runner:
+        rep = runner.run(task.solution_files())
+    assert rep.passed == rep.total == 7, rep.failures
+
+
+def test_without_its_plugin_the_fixture_test_fails_under_the_scorer(
+    tmp_path, wheelhouse, user_cache
+):
+    # The honest control: the plugin really comes from `-p`, not from anywhere else.
+    src = write(tmp_path / "spellnum-1.4.2", REAL)
+    out = tmp_path / "task"
+    argv = ["make-task", str(src), "--name", "spellnum", "--out", str(out), "-q"]
+    assert main([*argv, "--wheels", str(wheelhouse), "--deselect-failing"]) == 0
+    text = (out / "task.toml").read_text().replace('plugins = [\n    "counter",\n]\n', "")
+    text = text.replace('plugins = ["counter"]\n', "")
+    (out / "task.toml").write_text(text)
+    task = Task(out)
+    assert not task.manifest.tests.plugins
+    from swarm_envs.scoring.runner import ProjectRunner
+
+    with ProjectRunner(task) as runner:
+        rep = runner.run(task.solution_files())
+    failed = sorted(t for t, ok in rep.per_test.items() if not ok)
+    assert failed == ["tests/test_spell.py::test_plugin_fixture"], rep.failures
+
+
+def test_many_deselected_tests_warn_and_name_the_likely_fix(tmp_path, capsys, user_cache):
+    files = {
+        "LICENSE": "MIT\n",
+        "pkg/__init__.py": "def one():\n    return 1\n",
+        "tests/test_a.py": """
+            import pytest
+            from pkg import one
+
+
+            def test_one():
+                assert one() == 1
+
+
+            @pytest.mark.parametrize("i", range(4))
+            def test_fixture_missing(i, benchmark):
+                benchmark(one)
+
+
+            def test_two(benchmark):
+                benchmark(one)
+
+
+            def test_two_more():  # pytest's --deselect test_two takes this one too
+                assert one() == 1
+        """,
+        # A test that the scorer's integrity guard flags taints its whole run: it alone goes.
+        "tests/test_stdin.py": """
+            import io
+            import sys
+
+            from pkg import one
+
+
+            def test_replaces_stdin():
+                sys.stdin = io.StringIO("1")
+                assert one() == 1
+        """,
+        # A fuzzing harness of a library nobody declared: the file goes, the rest stays.
+        "tests/test_fuzz.py": "import fuzzlib_nowhere\n\n\ndef test_fuzz():\n    pass\n",
+    }
+    src = write(tmp_path / "p", files)
+    argv = ["make-task", str(src), "--name", "manydesel", "--out", str(tmp_path / "t")]
+    assert main([*argv, "-q", "--deselect-failing"]) == 0
+    text = capsys.readouterr().out
+    assert "7 of 8 tests deselected (88%)" in text
+    assert "dropped: tests/test_fuzz.py (does not collect here" in text
+    assert "integrity guard" in text and "changed sys: stdin" in text
+    import tomllib
+
+    m = tomllib.loads((tmp_path / "t" / "task.toml").read_text())
+    assert "tests/test_a.py::test_one" not in m["tests"]["deselect"]
+    assert "tests/test_stdin.py::test_replaces_stdin" in m["tests"]["deselect"]
+    assert "deselected with tests/test_a.py::test_two (pytest deselects by prefix)" in text
+    assert "fixture 'benchmark' not found" in text and "pytest plugin" in text
+    report = (tmp_path / "t" / "MAKE_TASK.md").read_text()
+    assert "4 x" in report and "warning" in report.lower()
+
+
+def sdist(folder: Path, name: str, version: str, files: dict[str, str]) -> Path:
+    """A source distribution `name-version.tar.gz` of `files`, as `python -m build` makes."""
+    root = write(folder / "unpacked" / f"{name}-{version}", files)
+    out = folder / f"{name}-{version}.tar.gz"
+    with tarfile.open(out, "w:gz") as tar:
+        tar.add(root, arcname=root.name)
+    return out
+
+
+def test_make_suite_builds_resumes_and_registers_a_suite(tmp_path, wheelhouse, user_cache, capsys):
+    good = sdist(tmp_path, "spellnum", "1.4.2", REAL)
+    broken = sdist(
+        tmp_path,
+        "notests",
+        "0.1",
+        {"LICENSE": "MIT\n", "notests/__init__.py": "X = 1\n"},
+    )
+    spec = tmp_path / "suite.txt"
+    spec.write_text(f"# two projects\n{good}\n{broken}\n")
+    argv = ["make-suite", str(spec), "--wheels", str(wheelhouse), "--workers", "2"]
+    argv += ["--out", str(tmp_path / "built"), "--suite-name", "real-plus"]
+    argv += ["--instances", "stub:1,bug:1", "--instance-k", "1", "--min-tests", "5"]
+    assert main(argv) == 1  # one of two is not valid
+    text = capsys.readouterr().out
+    assert "spellnum" in text and "valid" in text
+    assert re.search(r"notests-0\.1 +not valid +no tests in the sdist", text), text
+    assert "1 x no tests in the sdist: notests-0.1" in text and "1 of 2 valid" in text
+    status = json.loads((tmp_path / "built" / "suite.json").read_text())
+    built = status["projects"]["spellnum-1.4.2"]
+    assert built["valid"] is True
+    # the generators ran over the valid task: one stub and one bug instance, both validated
+    assert built["instances"] == {"spellnum_stub1_s0": True, "spellnum_bug1_s0": True}, built[
+        "instance_problems"
+    ]
+    assert "2/2 instances valid" in text and re.search(r"instances valid +2 of 2", text)
+    # resumable: a second run builds nothing again
+    assert main(argv) == 1
+    again = capsys.readouterr().out
+    assert "already built" in again
+    # the built task is in the suite by name, in a fresh process too
+    import subprocess
+    import sys
+
+    code = (
+        "from swarm_envs.bench.config import BenchConfig;"
+        "print([t.name for t in BenchConfig(tasks=['real-plus']).resolved_tasks()])"
+    )
+    import os
+
+    # Only the built suite: not the task folders earlier tests registered under this name.
+    env = {k: v for k, v in os.environ.items() if k != "SWARM_ENVS_TASKS"}
+    env["SWARM_ENVS_SUITES"] = str(tmp_path / "built")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert "spellnum" in r.stdout, r.stderr
+
+
+def test_what_a_project_declares_is_read_from_each_place_it_may_be(tmp_path):
+    from swarm_envs.project.layout import read_project
+
+    base = {
+        "LICENSE": "MIT\n",
+        "pkg/__init__.py": "",
+        "tests/test_a.py": "def test_a():\n    pass\n",
+    }
+    cfg = write(
+        tmp_path / "cfgproj-0.3",
+        {
+            **base,
+            "setup.cfg": """
+                [metadata]
+                name = cfgproj
+                [options]
+                install_requires =
+                    attrs>=20
+                    backport; python_version < "3.0"
+                [options.extras_require]
+                test = pytest-mock
+                dev = black
+            """,
+            "requirements-test.txt": "# comment\nhypothesis==6.0  # pinned\n-r other.txt\n",
+            "requirements/dev.txt": "sphinx==7\nbabel==2\n",
+        },
+    )
+    d = read_project(cfg).declaration
+    assert (d.name, d.version) == ("cfgproj", "0.3")  # the version from the folder's name
+    assert d.runtime == ["attrs>=20"]  # the marker is false on this Python
+    assert d.tests == ["pytest-mock", "hypothesis==6.0"]  # a dev extra and file only without
+    lone_dev = write(
+        tmp_path / "devonly",
+        {
+            **base,
+            "pyproject.toml": '[project]\nname = "devonly"\nversion = "2"\n'
+            '[project.optional-dependencies]\ndev = ["freezegun", "ruff", "devonly[dev]"]\n',
+        },
+    )
+    d = read_project(lone_dev).declaration
+    assert (d.version, d.tests, d.tooling) == ("2", ["freezegun"], ["ruff"])
+
+
+def test_the_shipped_catalogue_pins_at_least_sixty_distinct_projects():
+    from swarm_envs.project.suite import read_spec
+
+    entries = read_spec("catalogue")
+    assert len(entries) >= 60
+    assert all(e.name and e.version and e.key == f"{e.name}=={e.version}" for e in entries)
+    assert len({e.task_name for e in entries}) == len(entries)
