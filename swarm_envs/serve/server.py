@@ -142,6 +142,11 @@ class SwarmEnvironment(Environment[SwarmAction, SwarmObservation, SwarmState]):
             return self._observation(obs, rewards, done_t, done_f, infos, reward)
 
     @property
+    def parallel_env(self) -> Any:
+        """The session's `SwarmParallelEnv` (None before the first reset and once closed)."""
+        return self._env
+
+    @property
     def state(self) -> SwarmState:
         """The session's episode as a whole."""
         env = self._env
