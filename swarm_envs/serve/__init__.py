@@ -12,16 +12,32 @@ Layer: above the environment's public API (`swarm_envs.parallel_env`, `tool_sche
 the only owner of the step: these modules translate.
 """
 
-from swarm_envs.serve.client import SwarmEnvClient
-from swarm_envs.serve.models import SwarmAction, SwarmObservation, SwarmState
-from swarm_envs.serve.server import SwarmEnvironment, build_app, serve
+from __future__ import annotations
 
-__all__ = [
-    "SwarmAction",
-    "SwarmEnvClient",
-    "SwarmEnvironment",
-    "SwarmObservation",
-    "SwarmState",
-    "build_app",
-    "serve",
-]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from swarm_envs.serve.client import SwarmEnvClient
+    from swarm_envs.serve.models import SwarmAction, SwarmObservation, SwarmState
+    from swarm_envs.serve.server import SwarmEnvironment, build_app, serve
+
+# Imported on first use: openenv-core (with gradio) takes seconds to import, and the MCP
+# slots do not need it.
+_WHERE = {
+    "SwarmEnvClient": "client",
+    "SwarmAction": "models",
+    "SwarmObservation": "models",
+    "SwarmState": "models",
+    "SwarmEnvironment": "server",
+    "build_app": "server",
+    "serve": "server",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module 'swarm_envs.serve' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"swarm_envs.serve.{_WHERE[name]}"), name)

@@ -28,7 +28,7 @@ from websockets.exceptions import ConnectionClosed
 
 from swarm_envs.error import SessionError
 from swarm_envs.serve.models import SwarmAction, SwarmObservation, SwarmState
-from swarm_envs.serve.server import TOKEN_ENV
+from swarm_envs.serve.http import TOKEN_ENV
 
 
 def _reason(why: str) -> str:

@@ -39,7 +39,7 @@ from pydantic import ValidationError
 
 from swarm_envs.actions import Action, Usage, tool_schemas
 from swarm_envs.error import AgentError, ConfigError
-from swarm_envs.serve.server import TOKEN_ENV, Gate, is_loopback
+from swarm_envs.serve.http import TOKEN_ENV, Gate, is_loopback
 
 logger = logging.getLogger("swarm_envs")
 
@@ -131,8 +131,9 @@ class Slot:
 
     def _leave(self, why: str) -> None:
         with self._lock:
+            if self._running:  # the first reason stands (out, then the episode's end)
+                self._why_not = why
             self._running = False
-            self._why_not = why
             self._ready.clear()
             if self._pending is not None:
                 self._pending.reply.set_result(f"{self._observation or ''}\n\n[{why}]".strip())

@@ -26,13 +26,10 @@ requires a bearer token (`Authorization: Bearer ...`), checked before any route 
 from __future__ import annotations
 
 import functools
-import hmac
-import ipaddress
-import json
 import logging
 import math
 import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from openenv.core.env_server.http_server import HTTPEnvServer
@@ -42,13 +39,12 @@ from openenv.core.env_server.types import ConcurrencyConfig, EnvironmentMetadata
 from swarm_envs.actions import Action
 from swarm_envs.config import EnvConfig
 from swarm_envs.error import ConfigError, SessionError
+from swarm_envs.serve.http import TOKEN_ENV, Gate, is_loopback
 from swarm_envs.serve.models import SwarmAction, SwarmObservation, SwarmState
 from swarm_envs.task import get_task
 
 logger = logging.getLogger("swarm_envs")
 
-#: the environment variable the server and the clients read a bearer token from
-TOKEN_ENV = "SWARM_ENVS_TOKEN"
 #: `reset` keywords a client may send (openenv-core's and ours)
 RESET_KEYS = ("seed", "episode_id", "time_cap", "options")
 
@@ -228,65 +224,6 @@ class SwarmEnvironment(Environment[SwarmAction, SwarmObservation, SwarmState]):
 # ---------------------------------------------------------------------- the app
 
 
-def is_loopback(host: str) -> bool:
-    """True for 127.0.0.0/8, ::1 and `localhost`."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-class Gate:
-    """ASGI middleware in front of the app: the bearer token, and quiet disconnects.
-
-    With a token, every HTTP request and WebSocket needs `Authorization: Bearer <token>`;
-    `/health` stays open (liveness probes carry no secrets). A WebSocket without it is
-    refused before it is accepted (HTTP 403), an HTTP request gets 401. A client that
-    vanishes while openenv-core still writes to its WebSocket is an ordinary end of that
-    session (closed and cleaned up by openenv-core), not an error of the server.
-    """
-
-    def __init__(self, app: Callable[..., Awaitable[None]], token: str | None = None):
-        self.app = app
-        self._expected = f"Bearer {token}".encode() if token else None
-
-    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
-        """Check the token, then hand the request on."""
-        kind = scope.get("type")
-        if self._expected and kind in ("http", "websocket") and scope.get("path") != "/health":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self._expected):
-                await _refuse(kind, send)
-                return
-        if kind != "websocket":
-            await self.app(scope, receive, send)
-            return
-        from starlette.websockets import WebSocketDisconnect
-        from uvicorn.protocols.utils import ClientDisconnected
-
-        try:
-            await self.app(scope, receive, send)
-        except (WebSocketDisconnect, ClientDisconnected):
-            logger.debug("a client left while its session was answering it")
-
-
-async def _refuse(kind: str, send: Callable) -> None:
-    why = "missing or wrong bearer token: send 'Authorization: Bearer <token>'"
-    if kind == "websocket":
-        await send({"type": "websocket.close", "code": 1008, "reason": why})
-        return
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
-        }
-    )
-    await send({"type": "http.response.body", "body": json.dumps({"detail": why}).encode()})
-
-
 def build_app(
     task: str,
     config: Mapping[str, Any] | None = None,
@@ -366,4 +303,4 @@ def serve(
     uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=64 * 2**20)
 
 
-__all__ = ["Gate", "SwarmEnvironment", "build_app", "is_loopback", "serve"]
+__all__ = ["TOKEN_ENV", "SwarmEnvironment", "build_app", "serve"]
