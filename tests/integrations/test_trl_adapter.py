@@ -13,7 +13,8 @@ from trl import GRPOConfig, GRPOTrainer  # noqa: E402
 from swarm_envs.baselines.lm.tiny import build_tiny_model  # noqa: E402
 from swarm_envs.integrations.trl import SwarmRollout  # noqa: E402
 
-pytestmark = pytest.mark.timeout(600)
+# Each test builds a tiny model and runs swarm episodes through TRL: minutes on 2 cores.
+pytestmark = [pytest.mark.timeout(900), pytest.mark.slow]
 
 
 def _rollout(**kw):
