@@ -55,6 +55,7 @@ __all__ = [
     "Slot",
     "SlotServer",
     "serve_slots",
+    "slot_team",
 ]
 
 
@@ -327,6 +328,26 @@ class SlotServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+_served: dict[tuple[str, int], SlotServer] = {}
+
+
+def slot_team(
+    names: Sequence[str], *, host: str = "127.0.0.1", port: int = 8100, token: str | None = None
+) -> dict[str, Slot]:
+    """Slots for `names`, served at `host:port` by this process's `SlotServer` there.
+
+    One server per address lives as long as the process (the bench's episodes come and
+    go on the same endpoints); it is restarted when the names change (another swarm size).
+    """
+    server = _served.get((host, port))
+    if server is None or [s.name for s in server.slots] != list(names):
+        if server is not None:
+            server.stop()
+        server = SlotServer([Slot(a) for a in names], host=host, port=port, token=token)
+        _served[(host, port)] = server.start()
+    return server.agents
 
 
 def _default_intro(slot: Slot) -> str:

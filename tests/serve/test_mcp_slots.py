@@ -160,3 +160,39 @@ def test_swarm_envs_mcp_serves_the_slots_and_exits_after_its_episodes():
         assert process.wait(timeout=60) == 0
     finally:
         stop(process)
+
+
+@pytest.mark.slow  # the bench's worker process imports mcp: ~30 s
+def test_the_bench_takes_mcp_slots_as_an_agent_spec(tmp_path):
+    from swarm_envs.bench import build_config, parse_agent, run_bench
+
+    port = free_port()
+    spec = {**parse_agent(f"mcp:{port}"), "slots": 1, "slot_timeout_s": 60.0}
+    config = build_config(
+        None,
+        {
+            "agents": [spec],
+            "sizes": [2],
+            "tasks": ["calc"],
+            "seeds": [0],
+            "workers": 1,
+            "time_cap_s": 600.0,
+            "out": str(tmp_path / "bench"),
+            "plots": False,
+        },
+    )
+    seen: dict = {}
+
+    def external_agent():
+        poll(lambda: listening(port), 120, 0.1, "the bench's MCP slot")
+        seen["texts"] = asyncio.run(_play(f"http://127.0.0.1:{port}/agent_1/mcp", 1000))[1]
+
+    thread = threading.Thread(target=external_agent)
+    thread.start()
+    run = run_bench(config, progress=False)
+    thread.join(timeout=120)
+    (result,) = run.results
+    assert result.status != "failed", result
+    assert result.spec.label == f"mcp {port}"
+    assert "agent_1" in seen["texts"][0]
+    assert "episode has ended" in seen["texts"][-1]
