@@ -63,7 +63,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from swarm_envs.actions import Action, tool_schemas
+from swarm_envs.actions import Action, Usage, tool_schemas
 from swarm_envs.error import ConfigError
 
 _CALL = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.S)
@@ -215,7 +215,7 @@ class SwarmRollout:
                 s.add(ids, logprobs, generated=True)
                 s.turns += 1
                 text = tokenizer.decode(ids, skip_special_tokens=True)
-                usage = {"output_tokens": len(ids), "input_tokens": len(ctx)}
+                usage = Usage(output_tokens=len(ids), input_tokens=len(ctx))
                 actions[a] = Action(tool_call=_tool_call(text), usage=usage)
                 # A reply cut at max_new_tokens is closed before the next turn.
                 eos = tokenizer.eos_token_id
@@ -281,7 +281,9 @@ class SwarmRollout:
             )
             # The log-probability of each sampled token under the distribution it was
             # sampled from (the temperature-scaled softmax).
-            scores = model.compute_transition_scores(out.sequences, out.scores, normalize_logits=True)
+            scores = model.compute_transition_scores(
+                out.sequences, out.scores, normalize_logits=True
+            )
         replies = []
         new = out.sequences[:, width:]
         for row, lp in zip(new.tolist(), scores.tolist(), strict=True):

@@ -34,7 +34,15 @@ _WHERE = {
     "serve": "server",
 }
 
-__all__ = sorted(_WHERE)
+__all__ = [
+    "SwarmAction",
+    "SwarmEnvClient",
+    "SwarmEnvironment",
+    "SwarmObservation",
+    "SwarmState",
+    "build_app",
+    "serve",
+]
 
 
 def __getattr__(name: str) -> Any:

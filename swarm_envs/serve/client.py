@@ -6,7 +6,8 @@
         result = env.reset(seed=0)
         while not result.done:
             obs = result.observation                      # a SwarmObservation
-            result = env.step(SwarmAction(actions={a: policy(obs.observations[a]) for a in obs.ready}))
+            calls = {a: policy(obs.observations[a]) for a in obs.ready}
+            result = env.step(SwarmAction(actions=calls))
 
 It is async by default, as openenv-core's clients are (`async with SwarmEnvClient(...)`),
 and `.sync()` wraps it. The bearer token (`token=`, or the `SWARM_ENVS_TOKEN` environment
@@ -27,8 +28,8 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
 from swarm_envs.error import SessionError
-from swarm_envs.serve.models import SwarmAction, SwarmObservation, SwarmState
 from swarm_envs.serve.http import TOKEN_ENV
+from swarm_envs.serve.models import SwarmAction, SwarmObservation, SwarmState
 
 
 def _reason(why: str) -> str:
@@ -47,6 +48,8 @@ class SwarmEnvClient(EnvClient[SwarmAction, SwarmObservation, SwarmState]):
             takes as long as the tests).
         **kwargs: what `EnvClient` takes (`connect_timeout_s`, `max_message_size_mb`).
     """
+
+    _ws: Any  # openenv-core's WebSocket connection, or None while closed
 
     def __init__(
         self,

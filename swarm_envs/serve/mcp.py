@@ -185,9 +185,9 @@ def _slot_server(slot: Slot, intro: str, wait_s: float) -> Server:
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         usage = None
-        meta = params.meta or {}
+        meta: Mapping[str, Any] = dict(params.meta or {})
         try:
-            if isinstance(meta, Mapping) and meta.get(USAGE_META) is not None:
+            if meta.get(USAGE_META) is not None:
                 usage = Usage.model_validate(meta[USAGE_META])
             reply = slot.call(params.name, dict(params.arguments or {}), usage)
         except (AgentError, ValidationError) as e:

@@ -8,7 +8,7 @@ name. The mapping, field by field, from `SwarmParallelEnv`:
 | --- | --- |
 | `env.step(actions)` | `step(SwarmAction(actions=actions, usage=...))` |
 | `observations[agent]` | `SwarmObservation.observations[agent]` |
-| `rewards[agent]` (collective) | `SwarmObservation.rewards[agent]`, and `reward` (the same number) |
+| `rewards[agent]` (collective) | `SwarmObservation.rewards[agent]`, and `reward` (equal) |
 | `terminated[a] or truncated[a]` | `done`, with `terminated` and `truncated` |
 | `infos[agent]` | `SwarmObservation.infos[agent]` (JSON: infinity is `null`) |
 | `env.ready_agents` | `SwarmObservation.ready` |

@@ -36,7 +36,7 @@ from openenv.core.env_server.http_server import HTTPEnvServer
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import ConcurrencyConfig, EnvironmentMetadata, ServerMode
 
-from swarm_envs.actions import Action
+from swarm_envs.actions import Action, Usage
 from swarm_envs.config import EnvConfig
 from swarm_envs.error import ConfigError, SessionError
 from swarm_envs.serve.http import TOKEN_ENV, Gate, is_loopback
@@ -127,7 +127,9 @@ class SwarmEnvironment(Environment[SwarmAction, SwarmObservation, SwarmState]):
                     f"{self._env.possible_agents[-1]}; nothing of this step was applied"
                 )
             actions = {
-                a: Action(tool_call=call, usage=action.usage[a]) if a in action.usage else call
+                a: Action(tool_call=call, usage=Usage.model_validate(action.usage[a]))
+                if a in action.usage
+                else call
                 for a, call in action.actions.items()
             }
             obs, rewards, terminated, truncated, infos = self._env.step(actions)

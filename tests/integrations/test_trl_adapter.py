@@ -7,10 +7,10 @@ import torch
 
 pytest.importorskip("trl")
 
+from swarm_envs.baselines.lm.tiny import build_tiny_model  # noqa: E402
 from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 from trl import GRPOConfig, GRPOTrainer  # noqa: E402
 
-from swarm_envs.baselines.lm.tiny import build_tiny_model  # noqa: E402
 from swarm_envs.integrations.trl import SwarmRollout  # noqa: E402
 
 # Each test builds a tiny model and runs swarm episodes through TRL: minutes on 2 cores.
@@ -69,7 +69,9 @@ def test_two_grpo_steps_change_the_weights_and_the_rewards_are_the_environments(
     assert [e["seed"] for e in episodes] == [0, 1, 2, 3]
     # The reward of an episode is the environment's: the tests it made pass (all start failing).
     assert all(e["return"] == e["tests_passed"] for e in episodes)
-    logged = [h["rewards/reward/mean"] for h in trainer.state.log_history if "rewards/reward/mean" in h]
+    logged = [
+        h["rewards/reward/mean"] for h in trainer.state.log_history if "rewards/reward/mean" in h
+    ]
     assert len(logged) == 2
     for step, mean in enumerate(logged):
         pair = episodes[2 * step : 2 * step + 2]

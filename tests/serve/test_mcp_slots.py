@@ -6,9 +6,9 @@ import threading
 import pytest
 from mcp import Client
 from serve_support import cli, free_port, listening, poll, stop
+from swarm_envs.baselines.scripted import make_team
 
 import swarm_envs
-from swarm_envs.baselines.scripted import make_team
 from swarm_envs.serve.mcp import OBSERVATION_URI, USAGE_META, Slot, SlotServer
 
 pytestmark = pytest.mark.timeout(240)
@@ -122,7 +122,7 @@ def test_wall_clock_mode_charges_the_measured_decision_time():
     assert [d.action["name"] for d in decisions] == ["list_files", "list_files", "done"]
     # Each decision took at least the agent's 0.3 wall seconds of virtual time.
     times = [d.time for d in decisions]
-    assert all(later - earlier >= 0.3 for earlier, later in zip(times, times[1:]))
+    assert all(later - earlier >= 0.3 for earlier, later in zip(times, times[1:], strict=False))
 
 
 def test_calls_outside_an_episode_are_error_results_not_failures():

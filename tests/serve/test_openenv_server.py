@@ -16,10 +16,10 @@ import threading
 import psutil
 import pytest
 from serve_support import ROOT, START_S, app_server, cli, free_port, listening, poll, stop
+from swarm_envs.baselines.scripted import make_team
 from websockets.sync.client import connect
 
 import swarm_envs
-from swarm_envs.baselines.scripted import make_team
 from swarm_envs.error import ConfigError, SessionError
 from swarm_envs.serve import SwarmAction, SwarmEnvClient, build_app
 from swarm_envs.serve.server import serve
@@ -140,7 +140,9 @@ def test_malformed_messages_are_error_responses_and_the_session_goes_on(server):
         # an ordinary one; a malformed tool call is the agent's error observation.
         state = ask(json.dumps({"type": "state"}))
         assert state["data"]["time"] == 0.0 and state["data"]["step_count"] == 0
-        ok = ask(json.dumps({"type": "step", "data": {"actions": {"agent_0": "{", "agent_1": "{"}}}))
+        ok = ask(
+            json.dumps({"type": "step", "data": {"actions": {"agent_0": "{", "agent_1": "{"}}})
+        )
         assert ok["type"] == "observation"
         assert ok["data"]["observation"]["infos"]["agent_0"]["error"]
 
