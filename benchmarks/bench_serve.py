@@ -181,6 +181,35 @@ def start_server(max_sessions: int) -> tuple[subprocess.Popen, str, int]:
     raise SystemExit("the server did not start")
 
 
+def own_cost(steps: int) -> tuple[list[float], list[float]]:
+    """The server's own work per step, without transport: decode, step, encode."""
+    from openenv.core.env_server.serialization import deserialize_action, serialize_observation
+    from openenv.core.env_server.types import WSObservationResponse
+
+    from swarm_envs.serve.models import SwarmAction
+    from swarm_envs.serve.server import SwarmEnvironment
+
+    env = SwarmEnvironment("calc", {"num_agents": AGENTS, "time_cap_s": 1e9})
+    obs = env.reset(seed=0)
+    served, plain = [], []
+    for k in range(steps):
+        payload = SwarmAction(actions=actions(0, k, obs.ready)).model_dump(exclude_defaults=True)
+        t0 = time.perf_counter()
+        obs = env.step(deserialize_action(payload, SwarmAction))
+        WSObservationResponse(data=serialize_observation(obs)).model_dump_json()
+        served.append(time.perf_counter() - t0)
+    env.close()
+    local_env = swarm_envs.parallel_env("calc", num_agents=AGENTS, time_cap_s=1e9)
+    local_env.reset(seed=0)
+    for k in range(steps):
+        acts = actions(0, k, local_env.ready_agents)
+        t0 = time.perf_counter()
+        local_env.step(acts)
+        plain.append(time.perf_counter() - t0)
+    local_env.close()
+    return served, plain
+
+
 # ---------------------------------------------------------------------- MCP
 
 
@@ -299,6 +328,11 @@ def main() -> None:
         server.terminate()
         server.wait(timeout=60)
 
+    served, plain_steps = own_cost(args.steps)
+    print(
+        f"\nthe server's own work per step (decode, step, encode; no transport): p50 "
+        f"{pct(served, 0.5) * ms:.3f} ms against {pct(plain_steps, 0.5) * ms:.3f} ms in-process"
+    )
     trips, local_lat = mcp_round_trip(args.mcp_calls)
     plain = plain_mcp_round_trip(args.mcp_calls)
     print()
