@@ -438,12 +438,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     server = _serve_module("server")
     config = {**_env_config(args), "num_agents": args.num_agents}
-    console.print(
-        f"serving {args.task} ({args.num_agents} agents) at ws://{args.host}:{args.port}/ws, "
-        f"at most {args.max_sessions} sessions",
-        markup=False,
-        highlight=False,
-    )
     server.serve(
         args.task,
         config,
@@ -452,6 +446,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         max_sessions=args.max_sessions,
         idle_timeout_s=args.idle_timeout,
         token=os.environ.get(server.TOKEN_ENV) or None,
+        announce=lambda text: console.print(text, markup=False, highlight=False),
     )
     return 0
 

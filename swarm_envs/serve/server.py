@@ -29,7 +29,7 @@ import functools
 import logging
 import math
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from openenv.core.env_server.http_server import HTTPEnvServer
@@ -286,6 +286,7 @@ def serve(
     idle_timeout_s: float | None = 300.0,
     token: str | None = None,
     log_level: str = "warning",
+    announce: Callable[[str], None] | None = None,
 ) -> None:
     """Serve `task` until interrupted (see `build_app`).
 
@@ -302,6 +303,8 @@ def serve(
     app = build_app(
         task, config, max_sessions=max_sessions, idle_timeout_s=idle_timeout_s, token=token
     )
+    if announce is not None:
+        announce(f"serving {task} at ws://{host}:{port}/ws, at most {max_sessions} sessions")
     uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=64 * 2**20)
 
 
