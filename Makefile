@@ -1,5 +1,6 @@
-# The two commands of the README: `make demo` and `make test`.
-# Each creates (or reuses) .venv and installs what it needs.
+# The commands of the README: `make demo`, `make test` (the fast suite) and `make test-all`
+# (what CI runs: the lint, then the fast and the slow suites). Each creates (or reuses) .venv
+# and installs what it needs.
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -9,7 +10,7 @@ DEV    := $(VENV)/.dev-$(HASH)
 BENCH  := $(VENV)/.bench-$(HASH)
 DOCKER := $(VENV)/.docker-tools
 
-.PHONY: demo test test-fast lint layout bench clean
+.PHONY: demo test test-slow test-all lint layout bench clean
 
 # $(call need,COMMAND,DEBIAN PACKAGE,what is lost without it): install the package when the
 # command is missing and this is root with apt; otherwise say what is lost, and go on.
@@ -50,12 +51,16 @@ demo: $(BENCH)
 	$(VENV)/bin/swarm-envs bench --tasks mini --agent claim --agent none --agent leader \
 		--sizes 1 4 --seeds 0 1 2 --workers 2 --out bench_out
 
+# The fast suite: what a newcomer runs (at most 10 minutes on two cores).
 test: $(DEV) $(DOCKER)
 	$(PY) -m pytest -q -m "not slow"
+
+# The slow suite: real projects end to end, the whole red-team catalogue, every task checked.
+test-slow: $(DEV) $(DOCKER)
 	$(PY) -m pytest -q -m slow
 
-test-fast: $(DEV) $(DOCKER)
-	$(PY) -m pytest -q -m "not slow" -x
+# What CI runs (.ci/run): the architecture checked first, then both suites.
+test-all: lint test test-slow
 
 lint: $(DEV) layout
 	$(VENV)/bin/ruff check swarm_envs sandboxes baselines benchmarks tests

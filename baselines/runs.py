@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
 
+from swarm_envs.core.schedule import TimeCapSchedule
 from swarm_envs.distributed import WorkerPool, check_ray_address, connect_ray
 from swarm_envs.error import ConfigError, TrainingDiverged, UnknownTask, close_matches
-from swarm_envs.schedule import TimeCapSchedule
 from swarm_envs.task import Task, get_task
 
 if sys.version_info >= (3, 11):

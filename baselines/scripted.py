@@ -22,7 +22,7 @@ works in dependency order, so the three strategies are the same agent at size 1.
    has not read yet in this episode (the reading cost). If the file no longer holds the
    unit's starting text, a teammate got there first: it moves on.
 3. The error model: with probability `p_wrong` the agent first applies one of the task's
-   wrong-but-plausible candidates (`swarm_envs.generators.candidates`: mutants that the
+   wrong-but-plausible candidates (`swarm_envs.generation.generators.candidates`: mutants that the
    unit's tests detect), runs the unit's tests, sees them fail and tries again; again
    wrong with probability `p_wrong` while untried wrong candidates remain, then right.
    (As an oracle it knows the failure is its own mistake and not a missing dependency.)
@@ -46,25 +46,20 @@ whether it errs and which wrong candidates it tries.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-import os
 import random
 import re
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
-from swarm_envs.actions import estimate_tokens
-from swarm_envs.channels import agent_name, agent_names
-from swarm_envs.error import ConfigError, Error
-from swarm_envs.generators import Candidate, candidates, unit_patches
-from swarm_envs.scoring.runner import ProjectRunner
+from swarm_envs.core.actions import estimate_tokens
+from swarm_envs.core.channels import agent_name, agent_names
+from swarm_envs.core.text import truncation_marker
+from swarm_envs.error import ConfigError
+from swarm_envs.generation.candidates import wrong_candidates
+from swarm_envs.generation.generators import Candidate, unit_patches
 from swarm_envs.task import Task, Unit
-from swarm_envs.text import truncation_marker
 
 logger = logging.getLogger("swarm_envs")
 
@@ -392,85 +387,6 @@ def _topological(units: list[Unit]) -> list[str]:
     for u in units:
         visit(u.name)
     return done
-
-
-# ---------------------------------------------------------------------- wrong candidates
-
-_FORMAT = 1  # of the cache files; a file of another format is rebuilt
-
-
-def wrong_candidates(
-    task: Task, n_wrong: int = 2, seed: int = 0, *, cache: bool = True
-) -> dict[str, tuple[Candidate, ...]]:
-    """The wrong-but-plausible candidates of every unit (`generators.candidates`).
-
-    Finding them runs the unit's tests on mutants (about a second a unit), so the result
-    is cached in the user's cache folder, keyed by the content of the task's files; a
-    corrupt or foreign cache file is rebuilt. A unit without detectable mutants has none.
-    """
-    path = _cache_path(task, n_wrong, seed)
-    if cache:
-        found = _load(path, task)
-        if found is not None:
-            return found
-    out: dict[str, tuple[Candidate, ...]] = {}
-    with ProjectRunner(task) as runner:
-        for unit in task.units:
-            try:
-                found_for = candidates(task, unit, n_wrong, seed, runner=runner)
-            except (Error, ValueError) as e:  # no mutant, or a unit stubbing cannot edit
-                logger.warning("no wrong candidates for %s of %s: %s", unit.name, task.id, e)
-                found_for = []
-            out[unit.name] = tuple(c for c in found_for if not c.correct)
-    if cache:
-        _store(path, task, out)
-    return out
-
-
-def _cache_path(task: Task, n_wrong: int, seed: int) -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    digest = hashlib.sha256()
-    for p in sorted(task.root.rglob("*")):
-        if p.is_file() and "__pycache__" not in p.parts:
-            digest.update(p.relative_to(task.root).as_posix().encode() + b"\0")
-            digest.update(p.read_bytes() + b"\0")
-    name = f"{task.id}-{digest.hexdigest()[:20]}-w{n_wrong}-s{seed}.json"
-    return base / "swarm_envs" / "wrong_candidates" / name
-
-
-def _load(path: Path, task: Task) -> dict[str, tuple[Candidate, ...]] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if data["format"] != _FORMAT or data["task"] != task.id:
-            return None
-        return {
-            unit: tuple(
-                Candidate(unit, False, tuple((p[0], p[1], p[2]) for p in c["patches"]), c["note"])
-                for c in found
-            )
-            for unit, found in data["units"].items()
-        }
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def _store(path: Path, task: Task, found: Mapping[str, Sequence[Candidate]]) -> None:
-    data = {
-        "format": _FORMAT,
-        "task": task.id,
-        "units": {
-            unit: [{"note": c.note, "patches": [list(p) for p in c.patches]} for c in cs]
-            for unit, cs in found.items()
-        },
-    }
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-        os.replace(tmp, path)  # atomic: a concurrent reader sees the old file or the new
-    except OSError as e:  # a read-only cache folder costs time, nothing else
-        logger.warning("cannot cache wrong candidates at %s: %s", path, e)
 
 
 def make_team(

@@ -30,9 +30,8 @@ import time
 
 def one(task: str) -> dict:
     """The first reset of `task` in this (fresh) process, and its sandbox probe's share."""
-    from swarm_envs.sandboxes.local import detect_protections
-
     import swarm_envs
+    from swarm_envs.sandboxes.local import detect_protections
 
     env = swarm_envs.parallel_env(task, num_agents=1)
     t0 = time.perf_counter()

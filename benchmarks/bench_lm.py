@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 import torch
+
+import swarm_envs
 from swarm_envs.baselines.lm.engines import TransformersEngine
 from swarm_envs.baselines.lm.learner import Learner, PPOSettings
 from swarm_envs.baselines.lm.models import ActorCritic
@@ -29,8 +31,6 @@ from swarm_envs.baselines.lm.policy import (
 )
 from swarm_envs.baselines.lm.rollout import EpisodeRecord, Turn
 from swarm_envs.baselines.lm.tiny import build_tiny_model
-
-import swarm_envs
 
 
 def prompts_of(tok, agents: int, seed: int) -> list[list[int]]:

@@ -181,8 +181,8 @@ def run_cli(*args: str) -> float:
 def baseline_make(project: Path, out: Path) -> int:
     """Today's make-task: the whole suite once per candidate function, serially."""
     from swarm_envs.scoring.runner import ProjectRunner
-    from swarm_envs.stubbing import iter_functions, stub_units
     from swarm_envs.task import Task, Unit
+    from swarm_envs.task.stubbing import iter_functions, stub_units
 
     (out / "solution").mkdir(parents=True)
     for p in project.rglob("*"):
@@ -217,9 +217,9 @@ def baseline_make(project: Path, out: Path) -> int:
 
 def baseline_validate(folder: Path) -> None:
     """Today's validate: reference twice, the start, then each unit alone, serially."""
+    from swarm_envs.generation.validation import unit_problems
     from swarm_envs.scoring.runner import ProjectRunner
     from swarm_envs.task import Task
-    from swarm_envs.validation import unit_problems
 
     task = Task(folder)
     solution = task.solution_files()

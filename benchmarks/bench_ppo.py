@@ -22,15 +22,15 @@ import time
 
 import numpy as np
 import torch
+
+import swarm_envs
 from swarm_envs.baselines.ppo import Args, evaluate, train
 from swarm_envs.baselines.ppo.policy import MenuPolicy
 from swarm_envs.baselines.ppo.rollout import collect
 from swarm_envs.baselines.ppo.trainer import make_envs, ppo_update
 from swarm_envs.baselines.scripted import make_team
-
-import swarm_envs
-from swarm_envs.generators import unit_patches
-from swarm_envs.menu import WorkMeter
+from swarm_envs.envs.menu import WorkMeter
+from swarm_envs.generation.generators import unit_patches
 
 EVAL_SEED = 10**9
 

@@ -35,10 +35,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from swarm_envs.error import BackendUnavailable
 from swarm_envs.sandboxes import SandboxLimits, make_sandbox
 from swarm_envs.sandboxes.local import ISOLATIONS, LocalSandbox
-
-from swarm_envs.error import BackendUnavailable
 
 
 class Plain:
@@ -163,6 +162,7 @@ def main() -> None:
         )
     if args.image:
         import docker
+
         from swarm_envs.sandboxes.docker_image import ensure_image
 
         client = docker.from_env()

@@ -37,7 +37,6 @@ import time
 from pathlib import Path
 
 from swarm_envs.sandboxes import make_sandbox
-
 from swarm_envs.scoring import FastScorer, SubprocessScorer, collect_test_ids
 from swarm_envs.task import Task, get_task, registered
 

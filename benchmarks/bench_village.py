@@ -40,9 +40,8 @@ def _rss_mib() -> float:
 
 def one(n: int, task: str, strategy: str, seed: int, time_cap: float) -> dict:
     """One episode of `n` scripted agents, in this process."""
-    from swarm_envs.baselines.scripted import make_team
-
     import swarm_envs
+    from swarm_envs.baselines.scripted import make_team
 
     env = swarm_envs.parallel_env(task, num_agents=n, time_cap_s=time_cap)
     ep = env.episode

@@ -3,6 +3,10 @@
 `make_sandbox("local")` is the embedded default (a confined child process per command);
 `make_sandbox("docker")` runs each episode in its own container (needs the `docker` extra
 and a reachable engine). Both implement `Sandbox` and pass one contract test suite.
+
+Installed as `swarm_envs.sandboxes`. Layer: above `swarm_envs.task`, `swarm_envs.core`,
+`swarm_envs.cache` and `swarm_envs.error`, below scoring. It never reads the task registry:
+the caller says what to hide.
 """
 
 from __future__ import annotations
@@ -10,9 +14,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 
-from swarm_envs.sandboxes.base import CommandResult, Sandbox, SandboxLimits
-
 from swarm_envs.error import ConfigError
+from swarm_envs.sandboxes.base import CommandResult, Sandbox, SandboxLimits
 
 BACKENDS = ("local", "docker")
 

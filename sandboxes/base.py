@@ -27,7 +27,7 @@ from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from swarm_envs.text import truncation_marker
+from swarm_envs.core.text import truncation_marker
 
 
 class SandboxLimits(BaseModel):

@@ -42,6 +42,7 @@ import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from swarm_envs.error import BackendUnavailable, SandboxError
 from swarm_envs.sandboxes import docker_image, users
 from swarm_envs.sandboxes.base import (
     CommandResult,
@@ -53,8 +54,6 @@ from swarm_envs.sandboxes.base import (
     force_rmtree,
     write_tree,
 )
-
-from swarm_envs.error import BackendUnavailable, SandboxError
 
 logger = logging.getLogger("swarm_envs.sandboxes")
 

@@ -8,8 +8,8 @@ build context of `sandboxes/image/Dockerfile`. The build itself runs without net
 
 Everything is keyed by content, so a rebuild happens only when an input changes:
 
-- the root filesystem tarball, by suite, mirror and package list, in the cache folder
-  (`SWARM_ENVS_CACHE`, else `$XDG_CACHE_HOME/swarm-envs`, else `~/.cache/swarm-envs`);
+- the root filesystem tarball, by suite, mirror and package list, in the `docker` cache
+  (`swarm_envs.cache`);
 - the wheels, by their pinned requirements;
 - the image tag `swarm-envs-sandbox:<key>`, by all of the above and the Dockerfile.
 
@@ -40,6 +40,7 @@ import threading
 import time
 from typing import Any
 
+from swarm_envs import cache
 from swarm_envs.error import BackendUnavailable
 
 logger = logging.getLogger("swarm_envs.sandboxes")
@@ -64,10 +65,7 @@ _lock = threading.Lock()
 
 def cache_dir() -> pathlib.Path:
     """Where root filesystems and wheels are kept between runs."""
-    if os.environ.get("SWARM_ENVS_CACHE"):
-        return pathlib.Path(os.environ["SWARM_ENVS_CACHE"])
-    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return pathlib.Path(xdg) / "swarm-envs"
+    return cache.folder("docker")
 
 
 @dataclasses.dataclass(frozen=True)

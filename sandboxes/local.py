@@ -55,6 +55,7 @@ import contextlib
 import errno
 import fnmatch
 import functools
+import importlib.util
 import itertools
 import logging
 import os
@@ -72,6 +73,7 @@ import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from swarm_envs.error import BackendUnavailable, ConfigError, SandboxError
 from swarm_envs.sandboxes import users
 from swarm_envs.sandboxes.base import (
     CommandResult,
@@ -84,8 +86,6 @@ from swarm_envs.sandboxes.base import (
     force_rmtree,
     write_tree,
 )
-
-from swarm_envs.error import BackendUnavailable, ConfigError, SandboxError
 
 logger = logging.getLogger("swarm_envs.sandboxes")
 
@@ -136,9 +136,10 @@ def _library_root() -> pathlib.Path:
     Installed from a wheel, the package (and so its bundled tasks) lies inside the Python
     prefix that every sandbox sees; it is masked without asking anyone where tasks live.
     """
-    import swarm_envs
-
-    return pathlib.Path(swarm_envs.__file__).resolve().parent
+    # Found, not imported: the sandboxes sit below the package's top (import-linter's layers).
+    spec = importlib.util.find_spec("swarm_envs")
+    assert spec is not None and spec.submodule_search_locations
+    return pathlib.Path(next(iter(spec.submodule_search_locations))).resolve()
 
 
 def _masked(hide: Iterable[pathlib.Path]) -> list[pathlib.Path]:

@@ -7,12 +7,12 @@
 The reward is collective: the change in the number of the project's tests that pass.
 """
 
-from swarm_envs.actions import Action, ToolCall, Usage, tool_schemas
-from swarm_envs.config import EnvConfig, TimeModel
-from swarm_envs.outcome import AgentInfo, StepOutcome
-from swarm_envs.registration import env, gym_id, parallel_env, raw_env, register_envs
-from swarm_envs.rollout import Trajectory, arollout, rollout
-from swarm_envs.schedule import TimeCapSchedule
+from swarm_envs.agents.rollout import Trajectory, arollout, rollout
+from swarm_envs.core.actions import Action, ToolCall, Usage, tool_schemas
+from swarm_envs.core.config import EnvConfig, TimeModel
+from swarm_envs.core.outcome import AgentInfo, StepOutcome
+from swarm_envs.core.schedule import TimeCapSchedule
+from swarm_envs.envs.registration import env, gym_id, parallel_env, raw_env, register_envs
 from swarm_envs.task import Task, get_task, register_task, registered
 
 __version__ = "0.1.0"

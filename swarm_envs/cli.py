@@ -152,7 +152,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Summarise a recording."""
-    from swarm_envs.recording import summarize
+    from swarm_envs.core.recording import summarize
 
     try:
         episodes = summarize(args.file)
@@ -191,8 +191,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Validate one task or all of them."""
+    from swarm_envs.generation.validation import validate
     from swarm_envs.task import broken, get_task, registered
-    from swarm_envs.validation import validate
 
     if args.all == bool(args.task):
         raise Error("give a TASK or --all (not both)")
@@ -310,7 +310,7 @@ def cmd_make_task(args: argparse.Namespace) -> int:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     """Generate task instances."""
-    from swarm_envs.generators import generate, instance_name
+    from swarm_envs.generation.generators import generate, instance_name
     from swarm_envs.task import get_task
 
     task = get_task(args.task)

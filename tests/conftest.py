@@ -8,19 +8,31 @@ import pytest
 from sandbox_support import docker_engine, sandbox_backend  # noqa: F401 - fixtures
 
 import swarm_envs
+from swarm_envs import cache
 
-# Outside tests (module- and session-scoped fixtures) the scorer's cache on disk is a folder
-# of this session, never the user's.
+# Every cache of the library lives under SWARM_ENVS_CACHE (swarm_envs.cache): in this test
+# session, a folder of the session, never the user's.
 if "SWARM_ENVS_CACHE" not in os.environ:
     os.environ["SWARM_ENVS_CACHE"] = tempfile.mkdtemp(prefix="swarm-envs-test-cache-")
+SESSION_CACHE = os.environ["SWARM_ENVS_CACHE"]
 
 
 @pytest.fixture(autouse=True)
 def _empty_scoring_cache(tmp_path_factory, monkeypatch):
     # Every test starts with an empty scorer's cache on disk: results of another test, an
-    # earlier run or the user's own never stand in for a scoring run under test. Worker
-    # processes inherit the variable.
-    monkeypatch.setenv("SWARM_ENVS_CACHE", str(tmp_path_factory.mktemp("scoring-cache")))
+    # earlier run or the user's own never stand in for a scoring run under test. The caches
+    # that only hold content-keyed products of the task folders (candidates, instances,
+    # environments, the Docker image's inputs) are the session's, shared by every test.
+    # Worker processes inherit the variable.
+    if cache.disabled():
+        return
+    root = tmp_path_factory.mktemp("cache")
+    for kind in cache.KINDS:
+        if kind != "scoring":
+            shared = os.path.join(SESSION_CACHE, kind)
+            os.makedirs(shared, exist_ok=True)
+            os.symlink(shared, root / kind)
+    monkeypatch.setenv("SWARM_ENVS_CACHE", str(root))
 
 
 # Reported usage is never below the estimate from the call's own text (4 characters a

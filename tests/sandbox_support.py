@@ -122,9 +122,9 @@ class _Engine:
 
     def _image(self) -> None:
         import docker
-        from swarm_envs.sandboxes.docker_image import ensure_image
 
         from swarm_envs.error import BackendUnavailable
+        from swarm_envs.sandboxes.docker_image import ensure_image
 
         client = docker.from_env(timeout=600)
         try:

@@ -6,10 +6,10 @@ import pytest
 from conftest import TOKEN, act, call, expect_error
 
 import swarm_envs
-from swarm_envs.actions import ToolCall, estimate_tokens, parse_action, tool_schemas
-from swarm_envs.config import EnvConfig
+from swarm_envs.core.actions import ToolCall, estimate_tokens, parse_action, tool_schemas
+from swarm_envs.core.config import EnvConfig
+from swarm_envs.core.tools import TOOLS, ReadFile
 from swarm_envs.error import ActionError
-from swarm_envs.tools import TOOLS, ReadFile
 
 
 def test_one_table_for_schemas_config_and_the_intro(make_env):

@@ -12,7 +12,7 @@ import pytest
 from llm_server import Reply, ScriptedServer
 
 import swarm_envs
-from swarm_envs.actions import USAGE_KEYS
+from swarm_envs.core.actions import USAGE_KEYS
 from swarm_envs.error import ConfigError
 
 TIME = {

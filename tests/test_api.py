@@ -74,7 +74,7 @@ def test_the_harness_fails_on_an_unexpected_warning_and_allows_the_listed_ones()
 
 
 def test_the_reward_check_can_fail(monkeypatch):
-    from swarm_envs.parallel import SwarmParallelEnv
+    from swarm_envs.envs.parallel import SwarmParallelEnv
 
     real_step = SwarmParallelEnv.step
 

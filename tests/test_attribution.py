@@ -5,7 +5,7 @@ Hand-made two-agent episodes on calc, where who changed what is known by constru
 
 from conftest import GCD, MEAN, STUB_GCD, STUB_MEAN, call
 
-from swarm_envs.recording import AttributionEvent, read_events
+from swarm_envs.core.recording import AttributionEvent, read_events
 
 NUMBERS = "calc/numbers.py"
 GCD_TESTS = ["tests/test_calc.py::TestGcd::"]

@@ -9,10 +9,10 @@ import textwrap
 
 import pytest
 
+from swarm_envs.agents.rollout import Trajectory
 from swarm_envs.bench import build_config, load_results, map_episodes, parse_agent
 from swarm_envs.cli import main
 from swarm_envs.error import ConfigError
-from swarm_envs.rollout import Trajectory
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -1,6 +1,6 @@
 import pytest
 
-from swarm_envs.clock import Clock
+from swarm_envs.core.clock import Clock
 
 
 def test_pops_in_time_order_ties_by_index():

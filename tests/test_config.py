@@ -1,7 +1,7 @@
 import pytest
 
 import swarm_envs
-from swarm_envs.config import EnvConfig
+from swarm_envs.core.config import EnvConfig
 from swarm_envs.error import ConfigError, UnknownTask
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import swarm_envs
-from swarm_envs.config import EnvConfig
+from swarm_envs.core.config import EnvConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -10,11 +10,11 @@ from conftest import GCD, MEAN, SIMPLE_TIME, STUB_GCD, STUB_MEAN, TOKEN, call, s
 
 import swarm_envs
 from swarm_envs import test as harness
-from swarm_envs.config import EnvConfig
-from swarm_envs.episode import Episode
+from swarm_envs.core.config import EnvConfig
+from swarm_envs.core.outcome import END_KIND, EndReason, StepOutcome
+from swarm_envs.envs.episode import Episode
+from swarm_envs.envs.facade import UnknownResetOption
 from swarm_envs.error import ConfigError, ResetNeeded
-from swarm_envs.facade import UnknownResetOption
-from swarm_envs.outcome import END_KIND, EndReason, StepOutcome
 
 
 @pytest.fixture

@@ -47,7 +47,7 @@ def test_scorer_failure_is_no_verdict_not_zero(make_env):
 
 
 def test_the_scorers_reason_is_in_infos_and_in_the_reset_error(make_env, monkeypatch):
-    from swarm_envs import episode as episode_module
+    from swarm_envs.envs import episode as episode_module
     from swarm_envs.error import ScoringError
 
     env = make_env("calc", num_agents=1)

@@ -15,7 +15,7 @@ json_values = st.recursive(
     ),
     max_leaves=12,
 )
-tool_names = st.sampled_from(list(swarm_envs.actions.TOOLS) + ["", "nope"])
+tool_names = st.sampled_from(list(swarm_envs.core.actions.TOOLS) + ["", "nope"])
 tool_calls = st.builds(
     lambda name, args: {"name": name, "arguments": args},
     tool_names,

@@ -3,12 +3,12 @@
 import re
 
 import pytest
-from swarm_envs.baselines.scripted import make_team
 
 import swarm_envs
+from swarm_envs.baselines.scripted import make_team
 from swarm_envs.cli import main
 from swarm_envs.error import InstanceError
-from swarm_envs.generators import generate, unit_patches
+from swarm_envs.generation.generators import generate, unit_patches
 from swarm_envs.scoring.runner import ProjectRunner
 from swarm_envs.task import get_task
 

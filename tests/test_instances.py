@@ -11,9 +11,9 @@ import pytest
 from conftest import call
 
 import swarm_envs
-from swarm_envs import generators
+from swarm_envs.core.observation import reproducible
 from swarm_envs.error import ConfigError
-from swarm_envs.observation import reproducible
+from swarm_envs.generation import generators
 from swarm_envs.task import TASKS_ENV
 
 STUBS = {"kind": "stub", "k": 2}

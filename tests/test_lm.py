@@ -4,6 +4,8 @@ import json
 
 import pytest
 import torch
+
+import swarm_envs
 from swarm_envs.baselines.lm.engines import TransformersEngine
 from swarm_envs.baselines.lm.models import ActorCritic, pack
 from swarm_envs.baselines.lm.policy import (
@@ -17,9 +19,7 @@ from swarm_envs.baselines.lm.policy import (
 )
 from swarm_envs.baselines.lm.rollout import SwarmCollector
 from swarm_envs.baselines.lm.tiny import build_tiny_model
-
-import swarm_envs
-from swarm_envs.actions import estimate_tokens
+from swarm_envs.core.actions import estimate_tokens
 from swarm_envs.error import ConfigError
 
 TOOLS = swarm_envs.tool_schemas()
@@ -229,7 +229,7 @@ def test_swarm_turns_carry_real_token_usage(tiny, tok, tmp_path):
     for a in actions:
         turn = turns[a["agent"]].pop(0)
         call = parse_tool_call(turn.text)[0] if turn.valid else None
-        if call is not None and call["name"] in swarm_envs.actions.TOOLS:
+        if call is not None and call["name"] in swarm_envs.core.actions.TOOLS:
             assert a["tool"] == call["name"]
             assert (a["output_tokens"], a["input_tokens"]) == (
                 len(turn.reply_ids),

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 import torch
+
 from swarm_envs.baselines.lm.diagnostics import (
     CollapseDetector,
     agreement_scale,

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import torch
+
 from swarm_envs.baselines.lm.maths import (
     entropy_from_logits,
     generated_logprobs,

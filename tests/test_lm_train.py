@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import torch
 from lm_support import small_args
+
 from swarm_envs.baselines.lm import train as T
 from swarm_envs.baselines.lm.engines import TransformersEngine
 from swarm_envs.baselines.lm.learner import Learner, PPOSettings
@@ -12,7 +13,6 @@ from swarm_envs.baselines.lm.policy import load_causal_lm, load_tokenizer
 from swarm_envs.baselines.lm.rollout import EpisodeRecord, Turn
 from swarm_envs.baselines.lm.tiny import build_tiny_model
 from swarm_envs.baselines.lm.toy import train_toy
-
 from swarm_envs.error import ConfigError
 
 

@@ -11,9 +11,8 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test
 
 import swarm_envs
-from swarm_envs import menu as menu_mod
+from swarm_envs.envs.menu import MenuLayout, MenuParallelEnv, WorkMeter
 from swarm_envs.error import ConfigError, Error
-from swarm_envs.menu import MenuLayout, MenuParallelEnv, WorkMeter
 
 # Round numbers: a move costs its tokens x 0.01 s; tools as SIMPLE_TIME in conftest.
 TIME = {
@@ -355,32 +354,6 @@ def test_time_cap_is_sticky_and_reset_option_overrides_it(make_menu):
     assert obs["agent_0"]["observation"][-19] == 0.0  # no time left
     with pytest.raises(ConfigError, match="time_cap"):
         env.set_time_cap(-1)
-
-
-def test_candidates_are_computed_once_per_task(make_menu, monkeypatch):
-    make_menu("calc", num_agents=1).reset(seed=0)
-
-    def boom(*a, **k):
-        raise AssertionError("candidates recomputed")
-
-    monkeypatch.setattr(menu_mod, "candidates", boom)
-    env = make_menu("calc", num_agents=3)
-    env.reset(seed=1)
-    env.reset(seed=2)
-    assert len(env.candidates) == 4
-
-
-def test_candidate_disk_cache_is_keyed_by_content(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    task = swarm_envs.get_task("calc")
-    menu_mod.task_candidates.cache_clear()
-    first = menu_mod.task_candidates(task, 1, 0)
-    files = list((tmp_path / "swarm_envs" / "candidates").glob("calc-*.json"))
-    assert len(files) == 1
-    menu_mod.task_candidates.cache_clear()
-    monkeypatch.setattr(menu_mod, "candidates", lambda *a, **k: pytest.fail("not from disk"))
-    assert menu_mod.task_candidates(task, 1, 0) == first
-    menu_mod.task_candidates.cache_clear()
 
 
 def test_bad_configuration_names_the_field(make_menu):

@@ -1,7 +1,7 @@
 """Observation text: the parts, the caps, the status line that always survives."""
 
-from swarm_envs import observation
-from swarm_envs.channels import Message
+from swarm_envs.core import observation
+from swarm_envs.core.channels import Message
 
 
 def test_status_line_and_team():

@@ -32,7 +32,7 @@ def test_wheel_contents(wheel):
     assert "swarm_envs/sandboxes/local.py" in names
     assert "swarm_envs/scoring/worker/protocol.py" in names
     assert "swarm_envs/baselines/scripted.py" in names
-    assert "swarm_envs/agents/llm.py" in names and "swarm_envs/rollout.py" in names
+    assert "swarm_envs/agents/llm.py" in names and "swarm_envs/agents/rollout.py" in names
     assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
     # Every package of the source tree is in the wheel (a package missing from
     # pyproject's list installs without error and fails at its first import).
@@ -74,3 +74,37 @@ def test_wheel_in_fresh_venv_from_another_directory(wheel, tmp_path):
         timeout=300,
     )
     assert res.returncode == 0 and "13 / 13" in res.stdout, res.stderr
+
+
+def _pyproject() -> dict:
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def test_every_package_of_the_library_has_its_place_in_the_layers():
+    """A package missing from the layer contract would be unchecked by import-linter."""
+    layers = _pyproject()["tool"]["importlinter"]["contracts"][0]
+    assert layers["name"] == "Layers point one way"
+    placed = {name.strip() for layer in layers["layers"] for name in layer.split("|")}
+    top = {
+        f"swarm_envs.{p.stem if p.is_file() else p.name}"
+        for p in (ROOT / "swarm_envs").iterdir()
+        if (p.suffix == ".py" and p.name != "__init__.py")
+        or (p.is_dir() and (p / "__init__.py").exists())
+    }
+    top |= {"swarm_envs.tasks", "swarm_envs.sandboxes", "swarm_envs.baselines"}
+    assert top - placed == set(), "place these in [tool.importlinter] layers"
+    assert placed - top == set(), "these layers name nothing"
+
+
+def test_every_layer_package_says_what_it_owns_and_what_it_may_import():
+    folders = [p for p in (ROOT / "swarm_envs").iterdir() if (p / "__init__.py").exists()]
+    folders += [ROOT / "sandboxes", ROOT / "baselines"]
+    for folder in folders:
+        doc = (folder / "__init__.py").read_text()
+        assert doc.lstrip().startswith('"""'), f"{folder.name}/__init__.py has no docstring"
+        assert "import" in doc.split('"""')[1].lower() or "layer" in doc.lower(), folder.name

@@ -7,10 +7,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from swarm_envs import cli  # noqa: E402
 from swarm_envs.baselines.ppo import Args, TrainingDiverged, load_config, train  # noqa: E402
 from swarm_envs.baselines.ppo.trainer import check_args, episode_seeds, parse_args  # noqa: E402
-
-from swarm_envs import cli  # noqa: E402
 from swarm_envs.error import ConfigError  # noqa: E402
 
 TINY = dict(
@@ -220,10 +219,9 @@ def test_episode_seeds_depend_only_on_seed_and_update():
 
 
 def test_rollouts_credit_each_agent_with_the_whole_episode_and_bootstrap_on_truncation():
+    import swarm_envs
     from swarm_envs.baselines.ppo.policy import MenuPolicy
     from swarm_envs.baselines.ppo.rollout import collect
-
-    import swarm_envs
 
     # A time-cap truncation, a token-budget truncation (time left), and a longer cap.
     configs = [{"time_cap_s": 6.0}, {"time_cap_s": 60.0, "token_budget": 400}, {"time_cap_s": 30.0}]

@@ -236,7 +236,7 @@ def make_wheel(folder: Path, name: str, version: str, files: dict[str, str]) -> 
 
 @pytest.fixture
 def user_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("SWARM_ENVS_CACHE", str(tmp_path / "cache"))
     return tmp_path / "cache"
 
 
@@ -275,8 +275,8 @@ def test_a_requirement_that_cannot_be_installed_says_what_failed(tmp_path, user_
 # ---------------------------------------------------------------------------- make-task
 
 from swarm_envs.error import ProjectError, TaskError  # noqa: E402
+from swarm_envs.generation.validation import validate  # noqa: E402
 from swarm_envs.project import build_task, make_task  # noqa: E402
-from swarm_envs.validation import validate  # noqa: E402
 
 TINY_TESTS = """
     from tiny.ops import add, clamp

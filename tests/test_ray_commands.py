@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from swarm_envs.agents.rollout import Trajectory
 from swarm_envs.bench import load_results
 from swarm_envs.cli import main
-from swarm_envs.rollout import Trajectory
 
 ray = pytest.importorskip("ray")
 
@@ -140,7 +140,6 @@ def test_rollouts_on_ray_actors_are_those_of_the_same_jobs_here(local_ray):
     from swarm_envs.baselines.ppo.policy import MenuPolicy
     from swarm_envs.baselines.ppo.rollout import EpisodeJob, collect_episode, collect_on, concat
     from swarm_envs.baselines.ppo.trainer import env_recipe
-
     from swarm_envs.distributed import Runner, WorkerPool
 
     recipe = env_recipe(Args(task="calc", num_agents=2, time_cap=10.0))
@@ -211,9 +210,9 @@ def test_lm_rollouts_on_ray_actors_are_those_of_the_same_jobs_here(local_ray, ti
     # The actors sample with the weights of the update they are sent: after the learner's
     # weights change, Ray's episodes still equal the same jobs run in this process.
     import torch
+
     from swarm_envs.baselines.lm import train as T
     from swarm_envs.baselines.lm.remote import collect_on
-
     from swarm_envs.distributed import Runner, WorkerPool
 
     setup = T.build(lm_args(tiny, tmp_path))

@@ -7,8 +7,7 @@ import pytest
 from conftest import SIMPLE_TIME, call
 
 import swarm_envs
-from swarm_envs.error import RecordingError
-from swarm_envs.recording import (
+from swarm_envs.core.recording import (
     MAX_TEXT,
     ActionEvent,
     EndEvent,
@@ -18,6 +17,7 @@ from swarm_envs.recording import (
     read_events,
     summarize,
 )
+from swarm_envs.error import RecordingError
 
 
 def header(**kw):

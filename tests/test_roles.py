@@ -6,9 +6,9 @@ import pytest
 from conftest import call, snapshot
 
 import swarm_envs
+from swarm_envs.core.recording import EpisodeHeader
+from swarm_envs.core.tools import TOOLS
 from swarm_envs.error import ConfigError
-from swarm_envs.recording import EpisodeHeader
-from swarm_envs.tools import TOOLS
 
 REVIEWER_TOOLS = ["read_file", "run_tests", "post"]
 

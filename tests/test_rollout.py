@@ -5,12 +5,12 @@ import json
 
 import pytest
 from conftest import call
-from swarm_envs.baselines.scripted import make_team
 
 import swarm_envs
 from swarm_envs.agents import Agent, TaskInfo
+from swarm_envs.agents.rollout import Trajectory
+from swarm_envs.baselines.scripted import make_team
 from swarm_envs.error import ConfigError, Error
-from swarm_envs.rollout import Trajectory
 
 
 class Plan:

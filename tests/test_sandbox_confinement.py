@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from sandbox_support import host_processes_with, wait_until
 from scoring.project import SOLUTION, put, write_task
+
 from swarm_envs.sandboxes import make_sandbox
 from swarm_envs.sandboxes.local import LocalSandbox, detect_protections
-
 from swarm_envs.scoring import make_scorer
 from swarm_envs.task import register_task
 
@@ -64,7 +64,7 @@ def test_searching_the_whole_disk_finds_no_solution(sandbox, secret_task):
 
 
 def test_bundled_and_source_tree_tasks_are_invisible():
-    from swarm_envs import task as task_mod
+    from swarm_envs.task import registry as task_mod
 
     roots = {Path(task_mod._bundled_root()), Path(task_mod.BUNDLED_ROOT)}
     with make_sandbox("local", hide=roots) as sandbox:

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 from sandbox_support import host_processes_with, wait_until
-from swarm_envs.sandboxes import SandboxLimits, make_sandbox
-from swarm_envs.sandboxes.local import ISOLATIONS, LocalSandbox
 
 from swarm_envs.error import BackendUnavailable, ConfigError, SandboxError
+from swarm_envs.sandboxes import SandboxLimits, make_sandbox
+from swarm_envs.sandboxes.local import ISOLATIONS, LocalSandbox
 
 BACKENDS = [f"local-{iso}" for iso in ISOLATIONS] + ["docker"]
 

@@ -14,10 +14,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from swarm_envs.sandboxes import users
-from swarm_envs.sandboxes.local import LocalSandbox
 
 from swarm_envs.error import ConfigError, SandboxError
+from swarm_envs.sandboxes import users
+from swarm_envs.sandboxes.local import LocalSandbox
 
 #: a uid no account has, outside the dedicated range
 OTHER_UID = 1_899_000_123

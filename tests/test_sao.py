@@ -5,6 +5,7 @@ import time
 
 import pytest
 import torch
+
 from swarm_envs.baselines.lm.maths import policy_loss
 from swarm_envs.baselines.lm.sao import AsyncRollouts, StalenessGate, WeightStore, snapshot
 

@@ -8,13 +8,14 @@ trajectory.
 import textwrap
 
 import pytest
-from swarm_envs.baselines import scripted
-from swarm_envs.baselines.scripted import STRATEGIES, make_team, wrong_candidates
 
 import swarm_envs
+from swarm_envs.baselines import scripted
+from swarm_envs.baselines.scripted import STRATEGIES, make_team
+from swarm_envs.core.recording import AttributionEvent, EffectEvent, read_events
 from swarm_envs.error import ConfigError
-from swarm_envs.generators import generate
-from swarm_envs.recording import AttributionEvent, EffectEvent, read_events
+from swarm_envs.generation.candidates import wrong_candidates
+from swarm_envs.generation.generators import generate
 from swarm_envs.task import register_task
 
 TOWER = {
@@ -213,27 +214,6 @@ def test_invalid_options_name_the_field(options, fragment):
     task = swarm_envs.get_task("calc")
     with pytest.raises(ConfigError, match=fragment.replace("[", r"\[").replace("]", r"\]")):
         make_team(task, 2, **options)
-
-
-def test_wrong_candidates_are_cached_by_content_and_a_corrupt_cache_is_rebuilt(
-    tmp_path, monkeypatch
-):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    task = swarm_envs.get_task("calc")
-    found = []
-    real = scripted.candidates
-
-    def counted(*args, **kwargs):
-        found.append(args[1].name)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(scripted, "candidates", counted)
-    first = wrong_candidates(task)
-    assert len(found) == len(task.units)
-    assert wrong_candidates(task) == first and len(found) == len(task.units)  # from disk
-    (cached,) = (tmp_path / "swarm_envs" / "wrong_candidates").iterdir()
-    cached.write_text("{not json")
-    assert wrong_candidates(task) == first and len(found) == 2 * len(task.units)
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,8 @@ import textwrap
 
 import pytest
 
-from swarm_envs.stubbing import (
+from swarm_envs.task import Unit
+from swarm_envs.task.stubbing import (
     StubError,
     definition_texts,
     find_defs,
@@ -13,7 +14,6 @@ from swarm_envs.stubbing import (
     stub_units,
     targets,
 )
-from swarm_envs.task import Unit
 
 
 def stub(src: str, *symbols: str) -> str:

@@ -5,14 +5,14 @@ import textwrap
 import pytest
 
 import swarm_envs
-from swarm_envs import generators
 from swarm_envs.error import ManifestError, ProjectError
-from swarm_envs.generators import generate, mutations
+from swarm_envs.generation import generators
+from swarm_envs.generation.generators import generate, mutations
+from swarm_envs.generation.validation import validate
 from swarm_envs.project import make_task
 from swarm_envs.scoring.runner import ProjectRunner
-from swarm_envs.stubbing import stub_source
 from swarm_envs.task import Task, get_task, registered
-from swarm_envs.validation import validate
+from swarm_envs.task.stubbing import stub_source
 
 MINIMAL = """
 name = "tiny"

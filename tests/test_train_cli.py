@@ -5,9 +5,8 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from swarm_envs.baselines.lm.tiny import build_tiny_model  # noqa: E402
-
 from swarm_envs import cli  # noqa: E402
+from swarm_envs.baselines.lm.tiny import build_tiny_model  # noqa: E402
 
 
 @pytest.fixture(scope="module")

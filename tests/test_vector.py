@@ -15,8 +15,8 @@ import pytest
 
 import swarm_envs
 from swarm_envs.distributed import TooManyWorkers, usable_cores
+from swarm_envs.envs.parallel import SwarmParallelEnv
 from swarm_envs.error import ConfigError
-from swarm_envs.parallel import SwarmParallelEnv
 from swarm_envs.vector import ENV_FAILED, EnvRecipe, SwarmVectorEnv, make_vec
 
 LIST = json.dumps({"name": "list_files", "arguments": {}})

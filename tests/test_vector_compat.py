@@ -29,9 +29,9 @@ from gymnasium.vector.utils import (
 )
 
 import swarm_envs
+from swarm_envs.core.spaces import UnicodeText
+from swarm_envs.envs.registration import gym_id
 from swarm_envs.error import SpaceError
-from swarm_envs.registration import gym_id
-from swarm_envs.spaces import UnicodeText
 from swarm_envs.task import TASKS_ENV
 
 GREETING = "Grüße, naïve café ✓ — 日本語"

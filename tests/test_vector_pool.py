@@ -8,11 +8,11 @@ import os
 import signal
 
 import pytest
-from swarm_envs.baselines.scripted import ScriptedTeam
 
+from swarm_envs.agents.rollout import Trajectory
+from swarm_envs.baselines.scripted import ScriptedTeam
 from swarm_envs.distributed import RolloutJob, WorkerPool, run_rollout
 from swarm_envs.error import ConfigError
-from swarm_envs.rollout import Trajectory
 from swarm_envs.vector import EnvRecipe
 
 

@@ -23,11 +23,10 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from swarm_envs.agents.protocol import TaskInfo
 from swarm_envs.baselines.lm.engines import Generation, GenerationEngine
 from swarm_envs.baselines.lm.policy import Conversation, default_system_prompt, take_turn
-
-from swarm_envs.actions import Action, tool_schemas
-from swarm_envs.agents.protocol import TaskInfo
+from swarm_envs.core.actions import Action, tool_schemas
 from swarm_envs.error import AgentError
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
 from swarm_envs.baselines.lm.engines import Generation, TransformersEngine, VLLMEngine
 from swarm_envs.baselines.lm.rollout import EpisodeRecord, SwarmCollector
 from swarm_envs.baselines.lm.sao import AsyncRollouts, StalenessGate, WeightStore, snapshot
@@ -103,9 +104,8 @@ class AsyncCollection:
     """
 
     def __init__(self, setup: Setup):
-        from swarm_envs.baselines.lm.train import env_config
-
         import swarm_envs
+        from swarm_envs.baselines.lm.train import env_config
 
         args = setup.args
         self.setup = setup

@@ -15,6 +15,8 @@ from typing import Literal
 
 import numpy as np
 import torch
+from torch import nn
+
 from swarm_envs.baselines.lm import diagnostics as D
 from swarm_envs.baselines.lm.maths import (
     ClipMode,
@@ -28,8 +30,6 @@ from swarm_envs.baselines.lm.maths import (
 )
 from swarm_envs.baselines.lm.models import ActorCritic, pack
 from swarm_envs.baselines.lm.rollout import EpisodeRecord, Turn
-from torch import nn
-
 from swarm_envs.error import TrainingDiverged
 
 

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import torch
-from swarm_envs.baselines.lm.maths import entropy_from_logits, shift_targets, token_logprobs
 from torch import nn
+
+from swarm_envs.baselines.lm.maths import entropy_from_logits, shift_targets, token_logprobs
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel

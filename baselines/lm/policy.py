@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from swarm_envs.actions import Action, Usage
+from swarm_envs.core.actions import Action, Usage
 from swarm_envs.error import ConfigError
 
 if TYPE_CHECKING:

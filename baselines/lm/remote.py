@@ -21,13 +21,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from swarm_envs.baselines.lm.rollout import EpisodeRecord
-
 from swarm_envs.distributed import WorkerError, worker_env
 from swarm_envs.vector import EnvRecipe
 
 if TYPE_CHECKING:
     from swarm_envs.baselines.lm.train import Args, Setup
-
     from swarm_envs.distributed import WorkerPool
 
 
@@ -90,6 +88,7 @@ _kept: dict[str, _Kept] = {}
 
 def _build(args: Args, roles: Sequence[str]) -> _Kept:
     import torch
+
     from swarm_envs.baselines.lm.collect import engines_on
     from swarm_envs.baselines.lm.policy import load_tokenizer
     from swarm_envs.baselines.lm.train import build_actors
@@ -122,6 +121,7 @@ def _resolve(weights: Any) -> Mapping[str, dict]:
 def collect_episode(job: EpisodeJob) -> EpisodeRecord:
     """One episode of `job` in this process, on the policies and env this worker keeps."""
     import torch
+
     from swarm_envs.baselines.lm.rollout import SwarmCollector
 
     key = json.dumps(dataclasses.asdict(job.args), sort_keys=True, default=str)

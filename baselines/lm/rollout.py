@@ -18,8 +18,7 @@ from typing import Any
 
 from swarm_envs.baselines.lm.engines import GenerationEngine
 from swarm_envs.baselines.lm.policy import Conversation, take_turn
-
-from swarm_envs.actions import Action
+from swarm_envs.core.actions import Action
 
 
 @dataclass

@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from swarm_envs.baselines.lm.engines import GenerationEngine
 from swarm_envs.baselines.lm.learner import Learner
 from swarm_envs.baselines.lm.rollout import EpisodeRecord, Turn
-
-from swarm_envs.config import EnvConfig
+from swarm_envs.core.config import EnvConfig
 
 
 def text_reward(text: str, role: str) -> float:

@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+
 from swarm_envs.baselines import runs
 from swarm_envs.baselines.runs import RunArgs
-
-from swarm_envs.config import EnvConfig, RoleCount
+from swarm_envs.core.config import EnvConfig, RoleCount
+from swarm_envs.envs.registration import gym_id
 from swarm_envs.error import ConfigError, Error, TrainingDiverged
-from swarm_envs.registration import gym_id
 
 
 @dataclass
@@ -227,6 +227,7 @@ class Setup:
 def build_actors(args: Args, device, roles: Sequence[str]):
     """Role -> ActorCritic, and role -> KL reference, for the chosen sharing scheme."""
     import torch
+
     from swarm_envs.baselines.lm.models import ActorCritic
     from swarm_envs.baselines.lm.policy import load_causal_lm
 
@@ -292,12 +293,12 @@ def build_actors(args: Args, device, roles: Sequence[str]):
 def build(args: Args) -> Setup:
     """Seed everything, load the models, make the optimizer, engines and environments."""
     import torch
+
+    import swarm_envs
     from swarm_envs.baselines.lm.collect import make_engines
     from swarm_envs.baselines.lm.learner import Learner, PPOSettings, trainable_parameters
     from swarm_envs.baselines.lm.policy import load_tokenizer, render
     from swarm_envs.baselines.lm.rollout import SwarmCollector
-
-    import swarm_envs
 
     check(args)
     runs.seed_everything(args.seed, args.threads)

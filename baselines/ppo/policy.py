@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from swarm_envs.baselines.ppo.maths import masked_categorical
 from torch import nn
+
+from swarm_envs.baselines.ppo.maths import masked_categorical
 
 
 def layer_init(layer: nn.Linear, std: float = float(np.sqrt(2)), bias: float = 0.0) -> nn.Linear:

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 import torch
-from swarm_envs.baselines.ppo.maths import decision_rewards
 
+from swarm_envs.baselines.ppo.maths import decision_rewards
 from swarm_envs.distributed import WorkerError, WorkerPool, worker_env
 
 

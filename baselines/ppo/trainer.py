@@ -29,17 +29,17 @@ from typing import Any, Literal
 
 import numpy as np
 import torch
+from torch import nn, optim
+
 from swarm_envs.baselines import runs
 from swarm_envs.baselines.ppo import maths
 from swarm_envs.baselines.ppo.policy import MenuPolicy
 from swarm_envs.baselines.ppo.rollout import Rollouts, collect, collect_on
 from swarm_envs.baselines.runs import RunArgs
-from torch import nn, optim
-
+from swarm_envs.core.schedule import TimeCapSchedule
+from swarm_envs.envs.menu import MenuConfig
+from swarm_envs.envs.registration import menu_gym_id
 from swarm_envs.error import ConfigError, Error, TrainingDiverged
-from swarm_envs.menu import MenuConfig
-from swarm_envs.registration import menu_gym_id
-from swarm_envs.schedule import TimeCapSchedule
 from swarm_envs.task import get_task
 
 logger = logging.getLogger("swarm_envs")

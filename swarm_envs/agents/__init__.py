@@ -33,6 +33,11 @@ tokens it cost. A whole agent of your own, with its rollout:
 
 `LLMAgent` drives any OpenAI-compatible chat-completions server with the official
 `openai` SDK (`pip install 'swarm-envs[llm]'`).
+
+Layer: above the environments (`swarm_envs.envs`), whose public API the rollout runner
+drives; may import `swarm_envs.core` and `swarm_envs.error`. Owns the agent protocol
+(`protocol`), the rollout runner and its trajectories (`rollout`), the LLM agent (`llm`)
+and its conversation and context policy (`conversation`).
 """
 
 from __future__ import annotations

@@ -27,9 +27,9 @@ from typing import Any, cast
 
 import openai
 
-from swarm_envs.actions import Action, Usage, tool_schemas
 from swarm_envs.agents.conversation import ContextPolicy, Conversation
 from swarm_envs.agents.protocol import TaskInfo
+from swarm_envs.core.actions import Action, Usage, tool_schemas
 from swarm_envs.error import AgentError
 
 INSTRUCTIONS = (

@@ -23,8 +23,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from swarm_envs.config import DEFAULT_ROLE
-from swarm_envs.tools import TOOLS
+from swarm_envs.core.config import DEFAULT_ROLE
+from swarm_envs.core.tools import TOOLS
 
 
 class TaskInfo(BaseModel):

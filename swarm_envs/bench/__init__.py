@@ -12,6 +12,9 @@ or from Python:
 `config` validates the grid, `runner` runs its episodes in worker processes and records
 them, `measures` and `fit` turn progress curves into figures (pure functions), `plots`
 draws them and `report` writes the Markdown report and the JSON of every figure.
+
+Layer: the top, beside the checker harness: may import the baselines (scripted
+agents), the agents, the worker pool and everything below.
 """
 
 from __future__ import annotations

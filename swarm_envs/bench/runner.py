@@ -28,6 +28,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from swarm_envs.agents.rollout import Trajectory
 from swarm_envs.bench.config import (
     AgentSpec,
     BenchConfig,
@@ -37,9 +38,8 @@ from swarm_envs.bench.config import (
     ScriptedAgents,
     resolve_factory,
 )
+from swarm_envs.core.outcome import Attribution
 from swarm_envs.distributed import WorkerPool
-from swarm_envs.outcome import Attribution
-from swarm_envs.rollout import Trajectory
 from swarm_envs.task import Task, get_task
 
 logger = logging.getLogger("swarm_envs")
@@ -273,7 +273,7 @@ def make_agents(spec: AgentSpec, task: Task, n: int, seed: int) -> Sequence[Any]
 
 def prepare(folder: str) -> str:
     """Find and cache the wrong candidates of a task, once for every episode on it."""
-    from swarm_envs.baselines.scripted import wrong_candidates
+    from swarm_envs.generation.candidates import wrong_candidates
 
     wrong_candidates(_load(folder))
     return folder

@@ -63,7 +63,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from swarm_envs.actions import Action, Usage, tool_schemas
+from swarm_envs.core.actions import Action, Usage, tool_schemas
 from swarm_envs.error import ConfigError
 
 _CALL = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.S)

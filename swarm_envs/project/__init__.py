@@ -20,6 +20,9 @@ or inside the package, its pytest settings and conftests, its third-party requir
 The task folder is written atomically (a staging folder renamed at the end: nothing is left
 behind when anything fails) and registered, with Gymnasium too. `MAKE_TASK.md` in it records
 what was kept, moved, dropped and deselected, and why.
+
+Layer: above the environments (it registers the task it made with Gymnasium) and
+`swarm_envs.generation` (validation); owns turning a project folder into a task.
 """
 
 from __future__ import annotations
@@ -35,7 +38,6 @@ from pathlib import Path
 
 import tomli_w
 
-from swarm_envs.environment import WHEELS
 from swarm_envs.error import ProjectError
 from swarm_envs.project.graph import UnitRef, dependencies, order, restrict
 from swarm_envs.project.layout import Note, Project, read_project
@@ -44,6 +46,7 @@ from swarm_envs.project.requirements import distributions_for, fetch_wheels
 from swarm_envs.project.units import Candidate, find_candidates, map_tests, probe
 from swarm_envs.scoring.runner import RunnerPool
 from swarm_envs.task import MANIFEST, Suite, Task, bundled_task, is_task_name, register_task
+from swarm_envs.task.environment import WHEELS
 
 __all__ = ["MakeTaskResult", "build_task", "make_task"]
 
@@ -191,7 +194,7 @@ def _check_name(name: str) -> None:
 
 
 def _register_with_gymnasium() -> None:
-    from swarm_envs.registration import register_envs
+    from swarm_envs.envs.registration import register_envs
 
     register_envs()
 

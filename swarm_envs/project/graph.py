@@ -26,7 +26,7 @@ import graphlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from swarm_envs.stubbing import find_defs
+from swarm_envs.task.stubbing import find_defs
 
 _CONSTRUCTORS = ("__init__", "__post_init__", "__new__")
 

@@ -36,8 +36,8 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from swarm_envs.error import ProjectError
-from swarm_envs.stubbing import def_span
 from swarm_envs.task import PYTEST_SETTINGS, STRICT_ADDOPTS
+from swarm_envs.task.stubbing import def_span
 
 if sys.version_info >= (3, 11):
     import tomllib

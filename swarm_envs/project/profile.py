@@ -16,10 +16,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from swarm_envs.environment import read_environment
 from swarm_envs.error import ProjectError
 from swarm_envs.sandboxes import SandboxLimits, make_sandbox
 from swarm_envs.task import Task, task_roots
+from swarm_envs.task.environment import read_environment
 
 _SCRIPT = Path(__file__).with_name("_profile_run.py")
 _DIR = ".make-task"

@@ -15,9 +15,9 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from swarm_envs.environment import pip
 from swarm_envs.error import RequirementsError
 from swarm_envs.project.layout import Note
+from swarm_envs.task.environment import pip
 
 _WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(-\d[^-]*)?-[^-]+-[^-]+-[^-]+\.whl$")
 

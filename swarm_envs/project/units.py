@@ -18,11 +18,11 @@ import bisect
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from swarm_envs.generators import disjoint_batches
+from swarm_envs.generation.generators import disjoint_batches
 from swarm_envs.project.layout import Note
 from swarm_envs.project.profile import ReferenceProfile
 from swarm_envs.scoring.runner import ProjectRunner, RunnerPool
-from swarm_envs.stubbing import (
+from swarm_envs.task.stubbing import (
     StubError,
     def_span,
     implementation,

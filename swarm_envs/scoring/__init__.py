@@ -51,6 +51,11 @@ cache), `channel` (starting the worker and reading its records), `base`, `subpro
 `fast` (the scorers), `runner` (`ProjectRunner`: the tests on any version of a project),
 `lru`, and `worker` (the modules that run inside the sandbox: guard, hardened code,
 reporter, fork server).
+
+Layer: above `swarm_envs.sandboxes` (used through the `Sandbox` interface only) and
+`swarm_envs.task`; below everything that makes instances or runs episodes. The worker
+(`scoring.worker`) imports the standard library and pytest only: it runs inside the
+sandbox.
 """
 
 from __future__ import annotations
@@ -92,7 +97,7 @@ def make_scorer(
         sandbox: the episode's sandbox (its `root` holds the agents' files).
         kind: `"fast"` (fork servers, content-hash cache, per-file selection) or
             `"subprocess"` (a fresh pytest process per evaluation).
-        quota: what the workspace may hold (a `swarm_envs.config.WorkspaceQuota`; default:
+        quota: what the workspace may hold (a `swarm_envs.core.config.WorkspaceQuota`; default:
             its defaults). Past it every test fails, and `Scorer.admit` refuses writes.
 
     Raises:

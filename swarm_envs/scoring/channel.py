@@ -10,9 +10,9 @@ import select
 import time
 from functools import cache
 
-from swarm_envs.environment import read_environment
 from swarm_envs.sandboxes.base import Sandbox, ScoringHost, WorkerHandle
 from swarm_envs.task import Task
+from swarm_envs.task.environment import read_environment
 
 from .worker.protocol import Deframer
 

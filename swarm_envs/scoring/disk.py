@@ -25,8 +25,7 @@ What makes an entry safe to trust:
 The folder is bounded (`MAX_ENTRIES`, `MAX_BYTES`): a write past either removes the least
 recently used entries (a hit counts as a use), and temporary files that a dead writer left.
 
-Location: `SWARM_ENVS_CACHE` (a folder; `off` disables the cache), else the user's cache
-folder (`platformdirs`, or `$XDG_CACHE_HOME`, or `~/.cache`) under `swarm-envs/scoring`.
+Location: the `scoring` cache of `swarm_envs.cache` (`SWARM_ENVS_CACHE=off` disables it).
 """
 
 from __future__ import annotations
@@ -46,37 +45,25 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+from swarm_envs import cache
 from swarm_envs.sandboxes.base import Sandbox
 
 logger = logging.getLogger("swarm_envs.scoring")
 
 FORMAT = 1
-ENV_VAR = "SWARM_ENVS_CACHE"
+ENV_VAR = cache.ENV_VAR
 #: bounds of the folder: past either, the least recently used entries go
 MAX_ENTRIES = 1_000
 MAX_BYTES = 256 * 2**20
 #: a writer's temporary file this old was left by a process that died mid-write
 STALE_TMP_S = 3600.0
-_OFF = ("off", "0", "none", "false")
 _warned: set[str] = set()
 _lock = threading.Lock()
 
 
 def default_root() -> pathlib.Path | None:
     """The cache folder this process uses (None: disabled by `SWARM_ENVS_CACHE=off`)."""
-    env = os.environ.get(ENV_VAR, "").strip()
-    if env.lower() in _OFF:
-        return None
-    if env:
-        return pathlib.Path(env).expanduser().resolve() / "scoring"
-    try:
-        import platformdirs
-
-        base = pathlib.Path(platformdirs.user_cache_dir("swarm-envs", appauthor=False))
-    except ImportError:
-        xdg = os.environ.get("XDG_CACHE_HOME", "")
-        base = (pathlib.Path(xdg) if xdg else pathlib.Path.home() / ".cache") / "swarm-envs"
-    return base.expanduser().resolve() / "scoring"
+    return cache.path("scoring")
 
 
 def hidden_paths() -> list[pathlib.Path]:

@@ -57,7 +57,7 @@ BLOB_BUDGET = 64 * 1024 * 1024
 
 @dataclass(frozen=True)
 class Quota:
-    """Limits on what a workspace may hold (see `swarm_envs.config.WorkspaceQuota`)."""
+    """Limits on what a workspace may hold (see `swarm_envs.core.config.WorkspaceQuota`)."""
 
     max_bytes: int = 128 * 1024 * 1024
     max_files: int = 20_000

@@ -37,7 +37,7 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 from pydantic import ValidationError
 
-from swarm_envs.actions import Action, Usage, tool_schemas
+from swarm_envs.core.actions import Action, Usage, tool_schemas
 from swarm_envs.error import AgentError, ConfigError
 from swarm_envs.serve.http import TOKEN_ENV, Gate, is_loopback
 

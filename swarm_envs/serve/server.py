@@ -36,8 +36,8 @@ from openenv.core.env_server.http_server import HTTPEnvServer
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import ConcurrencyConfig, EnvironmentMetadata, ServerMode
 
-from swarm_envs.actions import Action, Usage
-from swarm_envs.config import EnvConfig
+from swarm_envs.core.actions import Action, Usage
+from swarm_envs.core.config import EnvConfig
 from swarm_envs.error import ConfigError, SessionError
 from swarm_envs.serve.http import TOKEN_ENV, Gate, is_loopback
 from swarm_envs.serve.models import SwarmAction, SwarmObservation, SwarmState

@@ -8,6 +8,8 @@ your own tasks the same way the suite runs it over every registered one.
 
 Warnings are not silenced: the checkers' known complaints about text spaces are listed
 in `EXPECTED_WARNINGS`, and any other warning fails the check.
+
+Layer: the top, beside the bench; uses the environments through their public API.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test
 
 import swarm_envs
-from swarm_envs.facade import UnknownResetOption
-from swarm_envs.registration import gym_id
+from swarm_envs.envs.facade import UnknownResetOption
+from swarm_envs.envs.registration import gym_id
 
 # Random text actions are errors, so episodes are long; small action samples and a
 # short cap keep the checkers quick without changing what they check.

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from swarm_envs.sandboxes import make_sandbox
 
+from swarm_envs.sandboxes import make_sandbox
 from swarm_envs.scoring import make_scorer
 from swarm_envs.task import Task
 

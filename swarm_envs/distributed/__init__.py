@@ -21,6 +21,9 @@ on Ray (extra `ray`), switched by one argument:
 Ray is the distributed engine (no home-made layer): `connect_ray(address)` joins a
 cluster (`"auto"`, `"host:port"`, `"ray://host:port"`) or starts a local one, and an
 address that cannot be reached fails within seconds with a `RayUnavailable` that says so.
+
+Layer: above `swarm_envs.agents` (a worker runs whole rollouts) and the environments;
+owns the transports (in-process, worker processes, Ray actors) and the worker pool.
 """
 
 from __future__ import annotations
@@ -42,12 +45,12 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from gymnasium.vector.utils import CloudpickleWrapper
 
+from swarm_envs.agents.rollout import Trajectory, rollout
 from swarm_envs.error import ConfigError, Error
-from swarm_envs.rollout import Trajectory, rollout
 
 if TYPE_CHECKING:
     from swarm_envs.agents.protocol import Agent
-    from swarm_envs.parallel import SwarmParallelEnv
+    from swarm_envs.envs.parallel import SwarmParallelEnv
 
 logger = logging.getLogger("swarm_envs")
 

@@ -13,8 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from swarm_envs.channels import Message, agent_range
-from swarm_envs.text import cap_middle, truncation_marker
+from swarm_envs.core.channels import Message, agent_range
+from swarm_envs.core.text import cap_middle, truncation_marker
 
 
 class Report(Protocol):

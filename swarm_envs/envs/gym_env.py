@@ -6,10 +6,10 @@ from typing import Any
 
 import gymnasium
 
+from swarm_envs.core.outcome import AgentInfo
+from swarm_envs.core.spaces import UnicodeText
+from swarm_envs.envs.facade import SwarmBase
 from swarm_envs.error import ConfigError
-from swarm_envs.facade import SwarmBase
-from swarm_envs.outcome import AgentInfo
-from swarm_envs.spaces import UnicodeText
 from swarm_envs.task import Task
 
 

@@ -1,7 +1,7 @@
 """Task distributions: an environment over many task instances draws one per episode.
 
 `parallel_env("jsonkit", instances={"kind": "bug", "k": 2})` trains on generated
-instances of a task (K units stubbed out or K detected bugs, `swarm_envs.generators`),
+instances of a task (K units stubbed out or K detected bugs, `swarm_envs.generation.generators`),
 `instances=["calc", "jsonkit-v0", "path/to/task"]` on a fixed list of tasks. Each
 `reset(seed=s)` draws the episode's task from a generator seeded by `s`, so the same seed
 gives the same instance (and, the sandbox being seeded too, the same episode);
@@ -24,8 +24,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from swarm_envs import generators
 from swarm_envs.error import ConfigError, TaskError, describe_invalid
+from swarm_envs.generation import generators
 from swarm_envs.task import TASKS_ENV, Task, get_task
 
 

@@ -32,6 +32,9 @@ or any picklable zero-argument factory), never from pickled live environments: a
 sandbox cannot cross processes. Actions with an agent name that an env does not have are
 a programmer mistake: `step` raises `ConfigError` naming the env and the agent, before
 any env is stepped.
+
+Layer: above `swarm_envs.distributed` (its worker transports) and the environments;
+owns stepping many environments together for a policy in the caller.
 """
 
 from __future__ import annotations
@@ -46,8 +49,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from gymnasium.vector import AutoresetMode
 
-from swarm_envs.channels import agent_names
-from swarm_envs.config import EnvConfig, check_time_cap
+from swarm_envs.core.channels import agent_names
+from swarm_envs.core.config import EnvConfig, check_time_cap
 from swarm_envs.distributed import (
     EnvFactory,
     Host,
@@ -58,12 +61,12 @@ from swarm_envs.distributed import (
     check_workers,
     usable_cores,
 )
+from swarm_envs.envs.registration import parallel_env
 from swarm_envs.error import ConfigError, Error
-from swarm_envs.registration import parallel_env
 from swarm_envs.task import Task, get_task, task_roots
 
 if TYPE_CHECKING:
-    from swarm_envs.parallel import SwarmParallelEnv
+    from swarm_envs.envs.parallel import SwarmParallelEnv
 
 logger = logging.getLogger("swarm_envs")
 

@@ -6,9 +6,9 @@ from typing import Any
 
 from pettingzoo import AECEnv
 
+from swarm_envs.core.outcome import AgentInfo
+from swarm_envs.envs.facade import AgentSpaces
 from swarm_envs.error import ResetNeeded
-from swarm_envs.facade import AgentSpaces
-from swarm_envs.outcome import AgentInfo
 from swarm_envs.task import Task
 
 

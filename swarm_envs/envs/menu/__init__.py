@@ -8,23 +8,23 @@ engine: every move becomes tool calls of the text env (a claim is a `post` on
 and the collective reward are the text env's own.
 
 The candidate implementations of each unit (the reference and wrong-but-plausible
-mutants that the unit's tests detect) come from `generators.candidates`; they are
-computed once per task and cached in memory and on disk, so a reset costs what a
+mutants that the unit's tests detect) come from `swarm_envs.generation.candidates`; they
+are computed once per task and cached in memory and on disk, so a reset costs what a
 text-mode reset costs.
+
+Layer: inside `swarm_envs.envs`, above the text forms it wraps and below registration;
+may import the text env's public API, `swarm_envs.generation` (candidates),
+`swarm_envs.scoring` (test selection), `swarm_envs.task` and `swarm_envs.core`.
 """
 
 from __future__ import annotations
 
 import ast
 import functools
-import hashlib
-import json
 import logging
-import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 import gymnasium
@@ -33,18 +33,18 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from swarm_envs.actions import Action, Usage
-from swarm_envs.config import EnvConfig, over_defaults
+from swarm_envs.core.actions import Action, Usage
+from swarm_envs.core.config import EnvConfig, over_defaults
+from swarm_envs.core.outcome import AgentInfo
+from swarm_envs.envs.facade import SwarmBase
+from swarm_envs.envs.parallel import SwarmParallelEnv
 from swarm_envs.error import ConfigError, ResetNeeded, close_matches, describe_invalid
-from swarm_envs.facade import SwarmBase
-from swarm_envs.generators import Candidate, candidates
-from swarm_envs.outcome import AgentInfo
-from swarm_envs.parallel import SwarmParallelEnv
+from swarm_envs.generation.candidates import task_candidates
+from swarm_envs.generation.generators import Candidate
 from swarm_envs.scoring import select_tests
-from swarm_envs.scoring.runner import ProjectRunner
-from swarm_envs.stubbing import body_span, find_symbol
-from swarm_envs.stubbing import functions_of as _functions_of
 from swarm_envs.task import Task, get_task
+from swarm_envs.task.stubbing import body_span, find_symbol
+from swarm_envs.task.stubbing import functions_of as _functions_of
 
 logger = logging.getLogger("swarm_envs")
 
@@ -61,7 +61,6 @@ UNIT_FEATURES = (
 GLOBAL_FEATURES = ("time_left", "tests_passing", "agent_rank")
 AGENT_ID_SLOTS = 16  # one-hot of i % 16: a teammate's identity, as text mode's status line gives
 _CLAIM = re.compile(r"^claim: (\S+)$")
-_CACHE_FORMAT = 1
 
 
 def _default_move_tokens() -> dict[str, int]:
@@ -120,68 +119,6 @@ def split_config(config: Mapping[str, Any]) -> tuple[MenuConfig, dict[str, Any]]
             "invalid menu option: " + describe_invalid(e, noun="option", allowed={"": menu_keys})
         ) from None
     return menu, {k: v for k, v in config.items() if k in env_keys}
-
-
-# ---------------------------------------------------------------------------- candidates
-
-
-def _cache_dir() -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "swarm_envs" / "candidates"
-
-
-def _task_digest(task: Task, n_wrong: int, seed: int) -> str:
-    h = hashlib.sha256(f"{_CACHE_FORMAT}:{task.id}:{n_wrong}:{seed}".encode())
-    h.update((task.root / "task.toml").read_bytes())
-    for rel, data in sorted(task.solution_files().items()):
-        h.update(rel.encode() + b"\0" + data)
-    for rel, path in task.test_files():
-        h.update(rel.encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()[:32]
-
-
-@functools.cache
-def task_candidates(
-    task: Task, n_wrong: int = 3, seed: int = 0
-) -> tuple[tuple[Candidate, ...], ...]:
-    """The candidates of every unit of `task`, in unit order; computed once, then cached.
-
-    The disk cache (under `$XDG_CACHE_HOME/swarm_envs/candidates`) is keyed by the
-    content of the task's manifest, solution and tests, so an edited task is
-    recomputed; vector envs in other processes find it there too.
-    """
-    path = _cache_dir() / f"{task.name}-{_task_digest(task, n_wrong, seed)}.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return tuple(
-            tuple(
-                Candidate(c["unit"], c["correct"], tuple(map(tuple, c["patches"])), c["note"])
-                for c in unit
-            )
-            for unit in data
-        )
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    with ProjectRunner(task) as runner:
-        out = tuple(
-            tuple(candidates(task, u, n_wrong=n_wrong, seed=seed, runner=runner))
-            for u in task.units
-        )
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        payload = [
-            [
-                {"unit": c.unit, "correct": c.correct, "patches": c.patches, "note": c.note}
-                for c in u
-            ]
-            for u in out
-        ]
-        tmp.write_text(json.dumps(payload), encoding="utf-8")
-        tmp.replace(path)
-    except OSError as e:  # a read-only home is no reason to fail: recompute next time
-        logger.warning("cannot cache candidates at %s: %s", path, e)
-    return out
 
 
 # ---------------------------------------------------------------------------- moves

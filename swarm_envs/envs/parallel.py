@@ -7,10 +7,10 @@ from typing import Any
 
 from pettingzoo import ParallelEnv
 
+from swarm_envs.core.outcome import AgentInfo
+from swarm_envs.envs.facade import AgentSpaces
+from swarm_envs.envs.render import dashboard
 from swarm_envs.error import ResetNeeded
-from swarm_envs.facade import AgentSpaces
-from swarm_envs.outcome import AgentInfo
-from swarm_envs.render import dashboard
 from swarm_envs.task import Task
 
 logger = logging.getLogger("swarm_envs")

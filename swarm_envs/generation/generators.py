@@ -1,6 +1,6 @@
 """Task generators: turn a complete project into task instances.
 
-Stub instances remove the implementation of K units (`swarm_envs.stubbing`); bug instances
+Stub instances remove the implementation of K units (`swarm_envs.task.stubbing`); bug instances
 inject K mutations that the units' tests detect. `candidates` gives menu mode the right
 implementation of a unit and a few wrong-but-plausible ones.
 """
@@ -8,7 +8,6 @@ implementation of a unit and a few wrong-but-plausible ones.
 from __future__ import annotations
 
 import ast
-import os
 import random
 import re
 import shutil
@@ -19,10 +18,11 @@ from typing import Literal
 
 import tomli_w
 
+from swarm_envs import cache
 from swarm_envs.error import InstanceError
 from swarm_envs.scoring.runner import ProjectRunner
-from swarm_envs.stubbing import StubError, body_start, definition_texts, stub_units, targets
 from swarm_envs.task import Task, Unit
+from swarm_envs.task.stubbing import StubError, body_start, definition_texts, stub_units, targets
 
 
 @dataclass(frozen=True)
@@ -392,8 +392,7 @@ def instance_description(
 
 
 def _cache_dir() -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "swarm_envs" / "instances"
+    return cache.folder("instances")
 
 
 def _write_instance(

@@ -36,13 +36,13 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from swarm_envs.actions import Action, ToolCall, Usage, plain_data
 from swarm_envs.agents.protocol import Agent, TaskInfo
-from swarm_envs.config import DEFAULT_ROLE
+from swarm_envs.core.actions import Action, ToolCall, Usage, plain_data
+from swarm_envs.core.config import DEFAULT_ROLE
 from swarm_envs.error import ConfigError, Error
 
 if TYPE_CHECKING:
-    from swarm_envs.parallel import SwarmParallelEnv
+    from swarm_envs.envs.parallel import SwarmParallelEnv
 
 logger = logging.getLogger("swarm_envs")
 

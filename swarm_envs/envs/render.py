@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from swarm_envs.episode import Episode
+    from swarm_envs.envs.episode import Episode
 
 MAX_ROWS = 12
 

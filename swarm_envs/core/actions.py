@@ -25,8 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from swarm_envs.error import ActionError, ConfigError, close_matches, describe_invalid
-from swarm_envs.tools import (
+from swarm_envs.core.tools import (
     TOOLS,
     Done,
     EditFile,
@@ -41,6 +40,7 @@ from swarm_envs.tools import (
     Wait,
     WriteFile,
 )
+from swarm_envs.error import ActionError, ConfigError, close_matches, describe_invalid
 
 logger = logging.getLogger("swarm_envs")
 

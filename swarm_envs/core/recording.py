@@ -17,8 +17,8 @@ from typing import IO, Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
 
+from swarm_envs.core.text import cap_head
 from swarm_envs.error import RecordingError, describe_invalid
-from swarm_envs.text import cap_head
 
 MAX_TEXT = 4000
 

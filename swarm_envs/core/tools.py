@@ -1,8 +1,8 @@
 """The tools agents act with: one table of name, arguments, handler and modelled cost.
 
 Everything that needs to know the tools reads `TOOLS`: action parsing and the exported
-schemas (`swarm_envs.actions`), the configuration's default durations
-(`swarm_envs.config`), the episode's dispatch and the agents' introduction. Adding a
+schemas (`swarm_envs.core.actions`), the configuration's default durations
+(`swarm_envs.core.config`), the episode's dispatch and the agents' introduction. Adding a
 tool is one entry here (and, for tools that need the episode's machinery, one method of
 `ToolContext`).
 
@@ -19,9 +19,9 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from swarm_envs.channels import PostOffice, agent_name, agent_range
+from swarm_envs.core.channels import PostOffice, agent_name, agent_range
+from swarm_envs.core.workspace import Workspace
 from swarm_envs.error import ActionError
-from swarm_envs.workspace import Workspace
 
 _CHANNEL = r"^[a-z0-9][a-z0-9_-]{0,31}$"
 

@@ -7,15 +7,15 @@ from typing import TYPE_CHECKING, Any
 
 import gymnasium
 
-from swarm_envs import task as _tasks
 from swarm_envs.task import Task, get_task, registered
+from swarm_envs.task import registry as _tasks
 
 if TYPE_CHECKING:
     from pettingzoo import AECEnv
 
-    from swarm_envs.aec import SwarmAECEnv
-    from swarm_envs.menu import MenuParallelEnv
-    from swarm_envs.parallel import SwarmParallelEnv
+    from swarm_envs.envs.aec import SwarmAECEnv
+    from swarm_envs.envs.menu import MenuParallelEnv
+    from swarm_envs.envs.parallel import SwarmParallelEnv
 
 NAMESPACE = "swarm"
 
@@ -47,7 +47,10 @@ def register_envs() -> list[str]:
     ]
 
 
-_ENTRY_POINTS = (("", "swarm_envs.gym_env:SwarmGymEnv"), ("-menu", "swarm_envs.menu:MenuGymEnv"))
+_ENTRY_POINTS = (
+    ("", "swarm_envs.envs.gym_env:SwarmGymEnv"),
+    ("-menu", "swarm_envs.envs.menu:MenuGymEnv"),
+)
 
 
 def _register(task_id: str, path: Path) -> list[str]:
@@ -86,14 +89,14 @@ def parallel_env(
 ) -> SwarmParallelEnv | MenuParallelEnv:
     """A PettingZoo `ParallelEnv`: `num_agents` agents on `task` (see `EnvConfig`).
 
-    `mode="menu"`: discrete moves over the task's units (see `swarm_envs.menu`).
+    `mode="menu"`: discrete moves over the task's units (see `swarm_envs.envs.menu`).
     """
     _check_mode(mode)
     if mode == "menu":
-        from swarm_envs.menu import MenuParallelEnv
+        from swarm_envs.envs.menu import MenuParallelEnv
 
         return MenuParallelEnv(get_task(task), num_agents=num_agents, **config)
-    from swarm_envs.parallel import SwarmParallelEnv
+    from swarm_envs.envs.parallel import SwarmParallelEnv
 
     return SwarmParallelEnv(get_task(task), num_agents=num_agents, **config)
 
@@ -104,11 +107,11 @@ def env(
     """A PettingZoo `AECEnv` on `task`, wrapped in PettingZoo's order-enforcing wrapper."""
     from pettingzoo.utils import wrappers
 
-    from swarm_envs.aec import SwarmAECEnv
+    from swarm_envs.envs.aec import SwarmAECEnv
 
     _check_mode(mode)
     if mode == "menu":
-        from swarm_envs.menu import menu_aec_env
+        from swarm_envs.envs.menu import menu_aec_env
 
         return menu_aec_env(get_task(task), num_agents=num_agents, **config)
 
@@ -119,6 +122,6 @@ def env(
 
 def raw_env(task: str | Task = "calc", num_agents: int = 4, **config: Any) -> SwarmAECEnv:
     """The unwrapped AEC environment."""
-    from swarm_envs.aec import SwarmAECEnv
+    from swarm_envs.envs.aec import SwarmAECEnv
 
     return SwarmAECEnv(get_task(task), num_agents=num_agents, **config)

@@ -23,6 +23,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from swarm_envs import cache
 from swarm_envs.error import RequirementsError
 
 logger = logging.getLogger("swarm_envs")
@@ -33,9 +34,8 @@ _lock = threading.Lock()
 
 
 def cache_root() -> Path:
-    """Where environments are kept (`$XDG_CACHE_HOME/swarm_envs/environments`)."""
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "swarm_envs" / "environments"
+    """Where environments are kept: the `environments` cache (`swarm_envs.cache`)."""
+    return cache.folder("environments")
 
 
 def environment_key(requires: Sequence[str], wheels: Path | None) -> str:

@@ -13,13 +13,13 @@ from typing import Any
 import numpy as np
 from gymnasium.spaces import Space
 
-from swarm_envs.channels import agent_names, agent_range
-from swarm_envs.config import EnvConfig
-from swarm_envs.episode import Episode
+from swarm_envs.core.channels import agent_names, agent_range
+from swarm_envs.core.config import EnvConfig
+from swarm_envs.core.spaces import UnicodeText
+from swarm_envs.envs.episode import Episode
+from swarm_envs.envs.render import dashboard
 from swarm_envs.error import ConfigError, Error
-from swarm_envs.instances import TaskDistribution
-from swarm_envs.render import dashboard
-from swarm_envs.spaces import UnicodeText
+from swarm_envs.generation.instances import TaskDistribution
 from swarm_envs.task import Task, get_task
 
 #: the keys `reset(options=...)` accepts

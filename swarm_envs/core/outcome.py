@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal, NamedTuple, TypedDict
 
-from swarm_envs.channels import MessageInfo
+from swarm_envs.core.channels import MessageInfo
 
 EndKind = Literal["terminated", "truncated"]
 

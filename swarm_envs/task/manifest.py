@@ -20,27 +20,17 @@ from __future__ import annotations
 
 import fnmatch
 import graphlib
-import logging
-import os
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
 from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from swarm_envs.error import (
-    ManifestError,
-    TaskError,
-    UnknownTask,
-    VersionNotFound,
-    describe_invalid,
-)
-from swarm_envs.stubbing import stub_units
-
-logger = logging.getLogger("swarm_envs")
+from swarm_envs.error import ManifestError, describe_invalid
+from swarm_envs.task.stubbing import stub_units
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -50,7 +40,7 @@ else:  # pragma: no cover
 MANIFEST = "task.toml"
 #: where held-out tests appear in a scoring tree (never in the workspace)
 HELD_OUT_DIR = "tests/_held_out"
-_NAME = re.compile(r"^[a-z][a-z0-9_]*(-[a-z0-9_]+)*$")
+NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*(-[a-z0-9_]+)*$")
 
 Suite = Literal["mini", "standard", "long", "real", "custom"]
 #: the suites, in the order they are listed: fast ones first
@@ -186,7 +176,7 @@ class TaskManifest(_Strict):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        if not _NAME.match(v):
+        if not NAME_PATTERN.match(v):
             raise ValueError(f"{v!r} must be lower-case letters, digits, '_' and '-'")
         return v
 
@@ -267,11 +257,6 @@ class Task:
 
     def __repr__(self) -> str:
         return f"Task({self.id!r}, suite={self.manifest.suite!r}, units={len(self.units)})"
-
-    def __reduce__(self) -> tuple[object, tuple[str]]:
-        # A task crosses processes as a reference: a bundled task by id (the package may
-        # live elsewhere there), any other by its folder, registered again on arrival.
-        return (get_task, (self.id if _is_bundled(self.root) else str(self.root) + os.sep,))
 
     @property
     def name(self) -> str:
@@ -394,7 +379,7 @@ class Task:
         Raises:
             RequirementsError: they cannot be installed.
         """
-        from swarm_envs.environment import WHEELS, ensure_environment
+        from swarm_envs.task.environment import WHEELS, ensure_environment
 
         return ensure_environment(self.manifest.requires, self.root / WHEELS)
 
@@ -439,207 +424,3 @@ def _read_tree(root: Path) -> dict[str, bytes]:
 def _write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
-
-
-# ---------------------------------------------------------------------------- registry
-
-BUNDLED_ROOT = Path(__file__).resolve().parent.parent / "tasks"
-_registry: dict[str, Path] = {}
-_loaded: dict[str, Task] = {}
-
-
-def _bundled_root() -> Path:
-    try:
-        import swarm_envs.tasks as pkg
-
-        return Path(pkg.__file__).resolve().parent
-    except ImportError:  # running from a source tree without install
-        return BUNDLED_ROOT
-
-
-def _is_bundled(root: Path) -> bool:
-    return root.parent in (_bundled_root().resolve(), BUNDLED_ROOT.resolve())
-
-
-_broken: dict[str, str] = {}
-
-
-def discover(root: Path | None = None) -> dict[str, Path]:
-    """Find task folders under `root` (default: the bundled tasks): {id: folder}.
-
-    A folder whose manifest is invalid is skipped with a warning (and listed by
-    `broken()`), so that one bad task cannot make the package unusable.
-    """
-    root = root or _bundled_root()
-    found = {}
-    for manifest in sorted(root.glob(f"*/{MANIFEST}")):
-        try:
-            m = load_manifest(manifest)
-        except ManifestError as e:
-            _broken[manifest.parent.name] = str(e)
-            logger.warning("skipping task %s: %s", manifest.parent.name, e)
-            continue
-        found[f"{m.name}-v{m.version}"] = manifest.parent
-    return found
-
-
-def task_roots() -> list[Path]:
-    """Every task folder this process knows (bundled and registered), resolved.
-
-    What a sandbox must hide from agents' commands: solutions and canonical tests of
-    any task, not only the running one. The caller that creates a sandbox passes it.
-    """
-    roots = {_bundled_root().resolve(), BUNDLED_ROOT.resolve()}
-    roots.update(p.resolve() for p in registered().values())
-    return sorted(roots)
-
-
-def broken() -> dict[str, str]:
-    """Task folders skipped by discovery, with the reason."""
-    registered()
-    return dict(_broken)
-
-
-#: task folders registered in this process, os.pathsep-separated: worker processes
-#: started from it (spawned vector envs, subprocesses) inherit the variable and register
-#: the same folders on first use; set it to make folders known to every process
-TASKS_ENV = "SWARM_ENVS_TASKS"
-
-
-_listeners: list[Callable[[Task], None]] = []
-
-
-def on_register(listener: Callable[[Task], None]) -> None:
-    """Call `listener(task)` for every task registered from now on (Gymnasium ids)."""
-    _listeners.append(listener)
-
-
-def is_task_name(name: str) -> bool:
-    """Whether `name` is a valid task name (lower-case letters, digits, '_' and '-')."""
-    return bool(_NAME.match(name))
-
-
-def bundled_task(name: str) -> str | None:
-    """The id of the bundled task called `name` (any version), or None."""
-    roots = {_bundled_root().resolve(), BUNDLED_ROOT.resolve()}
-    for task_id, path in registered().items():
-        if task_id.rsplit("-v", 1)[0] == name and Path(path).resolve().parent in roots:
-            return task_id
-    return None
-
-
-def register_task(path: Path | str) -> Task:
-    """Register a task folder (bundled or your own) so that it can be made by name.
-
-    It gets a Gymnasium id too (`swarm_envs.gym_id(task)`), and the folder is added to
-    `$SWARM_ENVS_TASKS`, so that processes started from this one (the workers of a
-    spawned vector environment) know the task by name as well.
-
-    Raises:
-        TaskError: the task is named like a bundled task (another folder).
-    """
-    task = Task(Path(path))
-    taken = bundled_task(task.name)
-    if taken is not None and registered()[taken].resolve() != task.root:
-        raise TaskError(
-            f"{task.root / MANIFEST}: the name {task.name!r} is taken by the bundled task "
-            f"{taken}; give your task another name"
-        )
-    _registry[task.id] = task.root
-    _loaded[task.id] = task
-    if not _is_bundled(task.root):
-        known = [p for p in os.environ.get(TASKS_ENV, "").split(os.pathsep) if p]
-        if str(task.root) not in known:
-            os.environ[TASKS_ENV] = os.pathsep.join([*known, str(task.root)])
-    for listener in _listeners:
-        listener(task)
-    return task
-
-
-def _inherited() -> dict[str, Path]:
-    """The task folders named in `$SWARM_ENVS_TASKS` (a bad one is skipped with a warning)."""
-    found = {}
-    for folder in os.environ.get(TASKS_ENV, "").split(os.pathsep):
-        if not folder:
-            continue
-        try:
-            m = load_manifest(Path(folder) / MANIFEST)
-        except ManifestError as e:
-            logger.warning("%s: skipping task folder %s: %s", TASKS_ENV, folder, e)
-            continue
-        found[f"{m.name}-v{m.version}"] = Path(folder).resolve()
-    return found
-
-
-_discovered = False
-
-
-def registered() -> dict[str, Path]:
-    """All known tasks: {id: folder}. Bundled tasks are found on first use."""
-    global _discovered
-    if not _discovered:
-        _discovered = True
-        for task_id, path in {**discover(), **_inherited()}.items():
-            _registry.setdefault(task_id, path)
-    return dict(_registry)
-
-
-_ID = re.compile(r"^(?P<name>.+)-v(?P<version>\d+)$")
-#: the namespace of the Gymnasium ids (`swarm/calc-v0`); a task name never contains "/"
-GYM_NAMESPACE = "swarm"
-
-
-def get_task(name: str | Path | Task) -> Task:
-    """A task by id (`calc-v0`), by name (`calc`: the latest version), or by folder.
-
-    The name is looked up first (with suggestions for a misspelt one), the version
-    second; a string with a path separator is a folder.
-
-    Raises:
-        UnknownTask: no task has this name (the message suggests the closest names).
-        VersionNotFound: the task exists, but not in this version (lists the versions).
-        TaskError: a folder that does not exist or is not a task.
-    """
-    if isinstance(name, Task):
-        return name
-    if isinstance(name, str) and name.startswith(GYM_NAMESPACE + "/") and name.count("/") == 1:
-        name = name.split("/", 1)[1]  # a Gymnasium id
-    elif isinstance(name, Path) or (isinstance(name, str) and ("/" in name or "\\" in name)):
-        return _task_folder(Path(name), str(name))
-    if not isinstance(name, str):
-        raise TaskError(
-            f"task={name!r}: expected a task id ('calc-v0'), a name ('calc'), a folder or a Task"
-        )
-    known = registered()
-    versions: dict[str, list[int]] = {}
-    for known_id in known:
-        known_name, known_version = _split_id(known_id)
-        versions.setdefault(known_name, []).append(known_version)
-    m = _ID.match(name)
-    bare, version = (m["name"], int(m["version"])) if m else (name, None)
-    if bare not in versions:
-        if (Path(name) / MANIFEST).is_file():
-            return _task_folder(Path(name), name)  # a task folder in the working directory
-        raise UnknownTask(bare, versions)
-    if version is None:
-        task_id = f"{bare}-v{max(versions[bare])}"
-    elif version in versions[bare]:
-        task_id = f"{bare}-v{version}"
-    else:
-        raise VersionNotFound(bare, version, versions[bare])
-    if task_id not in _loaded:
-        _loaded[task_id] = Task(known[task_id])
-    return _loaded[task_id]
-
-
-def _split_id(task_id: str) -> tuple[str, int]:
-    name, version = task_id.rsplit("-v", 1)
-    return name, int(version)
-
-
-def _task_folder(path: Path, given: str) -> Task:
-    if not path.exists():
-        raise TaskError(f"no such folder: {given!r} (a task folder holds a {MANIFEST})")
-    if not path.is_dir():
-        raise TaskError(f"{given!r} is not a folder (a task folder holds a {MANIFEST})")
-    return register_task(path)

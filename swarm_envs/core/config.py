@@ -15,8 +15,8 @@ from pydantic import (
     model_validator,
 )
 
+from swarm_envs.core.tools import TOOLS
 from swarm_envs.error import ConfigError, close_matches, describe_invalid
-from swarm_envs.tools import TOOLS
 
 
 def _default_tool_seconds() -> dict[str, float]:

@@ -24,13 +24,12 @@ from typing import Any, Literal, cast
 
 import numpy as np
 
-from swarm_envs import actions as A
-from swarm_envs import observation
-from swarm_envs.channels import MessageInfo, PostOffice, agent_names
-from swarm_envs.clock import Clock
-from swarm_envs.config import DEFAULT_ROLE, EnvConfig, check_time_cap
-from swarm_envs.error import ActionError, ClosedEnvironment, ResetNeeded, ScoringError
-from swarm_envs.outcome import (
+from swarm_envs.core import actions as A
+from swarm_envs.core import observation
+from swarm_envs.core.channels import MessageInfo, PostOffice, agent_names
+from swarm_envs.core.clock import Clock
+from swarm_envs.core.config import DEFAULT_ROLE, EnvConfig, check_time_cap
+from swarm_envs.core.outcome import (
     END_KIND,
     AgentInfo,
     AppliedAction,
@@ -39,7 +38,7 @@ from swarm_envs.outcome import (
     EndReason,
     StepOutcome,
 )
-from swarm_envs.recording import (
+from swarm_envs.core.recording import (
     ActionEvent,
     AttributionEvent,
     EffectEvent,
@@ -48,12 +47,13 @@ from swarm_envs.recording import (
     Recorder,
     StepEvent,
 )
+from swarm_envs.core.spaces import Observation
+from swarm_envs.core.tools import TEAM_TOOLS, TOOLS, Wait
+from swarm_envs.core.workspace import Workspace
+from swarm_envs.error import ActionError, ClosedEnvironment, ResetNeeded, ScoringError
 from swarm_envs.sandboxes import Sandbox, make_sandbox
 from swarm_envs.scoring import Scorer, TestReport, hidden_paths, make_scorer, select_tests
-from swarm_envs.spaces import Observation
 from swarm_envs.task import Task, task_roots
-from swarm_envs.tools import TEAM_TOOLS, TOOLS, Wait
-from swarm_envs.workspace import Workspace
 
 logger = logging.getLogger("swarm_envs")
 #: the environment variable that holds the episode's seed in the sandbox
@@ -102,7 +102,7 @@ class Episode:
 
     `attribution` lists, in time order, every rescore that changed some test's outcome,
     with the writes, edits and commands applied since the verdict before it (see
-    `swarm_envs.outcome.Attribution`); each agent's info carries the ones since its
+    `swarm_envs.core.outcome.Attribution`); each agent's info carries the ones since its
     previous observation.
     """
 
@@ -592,7 +592,7 @@ class Episode:
             )
         return out
 
-    # The `ToolContext` the handlers use (see swarm_envs.tools).
+    # The `ToolContext` the handlers use (see swarm_envs.core.tools).
 
     @property
     def workspace(self) -> Workspace:

@@ -1,0 +1,11 @@
+"""The environments: the engine (`Episode`) and its API forms.
+
+Owns the episode, the only owner of the step (`episode`), what the forms share
+(`facade`), the PettingZoo parallel (`parallel`) and AEC (`aec`) forms, the Gymnasium
+single-agent form (`gym_env`), the `ansi` dashboard (`render`) and the factory functions
+and Gymnasium ids (`registration`).
+
+May import: `swarm_envs.core`, `swarm_envs.task`, `swarm_envs.sandboxes`,
+`swarm_envs.scoring`, `swarm_envs.generation`, `swarm_envs.cache`, `swarm_envs.error`.
+Inside: `episode` below `render` below `facade` below the forms below `registration`.
+"""

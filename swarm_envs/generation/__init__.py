@@ -1,0 +1,10 @@
+"""Making task instances: stub and bug generators, candidates, distributions, validation.
+
+Owns what builds on scoring to make and check tasks: generators that turn a complete
+project into instances (`generators`), every unit's candidate implementations with their
+cache (`candidates`), task distributions that draw an instance per episode (`instances`),
+and validation that a task is fair and deterministic (`validation`).
+
+May import: `swarm_envs.task`, `swarm_envs.scoring`, `swarm_envs.sandboxes` (through
+scoring's runner), `swarm_envs.cache`, `swarm_envs.error`. Nothing here knows an episode.
+"""
