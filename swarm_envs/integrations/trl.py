@@ -61,7 +61,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from swarm_envs.core.actions import Action, Usage, tool_schemas
 from swarm_envs.error import ConfigError
@@ -107,7 +107,7 @@ class SwarmRollout:
         *,
         num_agents: int = 2,
         trained_agents: int | None = None,
-        teammates: str = "claim",
+        teammates: Literal["none", "claim", "leader"] = "claim",
         max_turns: int = 4,
         max_new_tokens: int = 64,
         seed: int = 0,

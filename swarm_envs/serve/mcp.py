@@ -31,7 +31,7 @@ import threading
 import time as wallclock
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import mcp_types as types
 from mcp.server.lowlevel import Server
@@ -364,7 +364,7 @@ def serve_slots(
     *,
     num_agents: int = 4,
     slots: int | None = None,
-    teammates: str = "claim",
+    teammates: Literal["none", "claim", "leader"] = "claim",
     config: Mapping[str, Any] | None = None,
     episodes: int = 1,
     host: str = "127.0.0.1",

@@ -7,10 +7,10 @@ import torch
 
 pytest.importorskip("trl")
 
-from swarm_envs.baselines.lm.tiny import build_tiny_model  # noqa: E402
 from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 from trl import GRPOConfig, GRPOTrainer  # noqa: E402
 
+from swarm_envs.baselines.lm.tiny import build_tiny_model  # noqa: E402
 from swarm_envs.integrations.trl import SwarmRollout  # noqa: E402
 
 # Each test builds a tiny model and runs swarm episodes through TRL: minutes on 2 cores.
