@@ -7,6 +7,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -421,6 +422,101 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------- serve
+
+
+def _serve_module(name: str) -> ModuleType:
+    """`swarm_envs.serve.<name>`, or a ConfigError naming the missing extra."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"swarm_envs.serve.{name}")
+    except ModuleNotFoundError as e:
+        if e.name is None or e.name.split(".")[0] not in ("openenv", "mcp", "fastapi", "uvicorn"):
+            raise
+        raise ConfigError(
+            f"this command needs the serve extra ({e.name} is missing): "
+            "pip install 'swarm-envs[serve]'"
+        ) from None
+
+
+def _env_config(args: argparse.Namespace) -> dict:
+    """The environment's configuration from the serving commands' flags."""
+    import json
+
+    config = {}
+    if args.env_config:
+        try:
+            config = json.loads(args.env_config)
+        except json.JSONDecodeError as e:
+            raise ConfigError(f"--env-config: not valid JSON: {e}") from None
+        if not isinstance(config, dict):
+            raise ConfigError("--env-config: expected a JSON object of EnvConfig fields")
+    for key, value in (("time_cap_s", args.time_cap), ("sync", args.sync), ("seed", args.seed)):
+        if value is not None:
+            config[key] = value
+    return config
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve a task over the OpenEnv protocol: one sandboxed episode per session."""
+    import os
+
+    server = _serve_module("server")
+    config = {**_env_config(args), "num_agents": args.num_agents}
+    server.serve(
+        args.task,
+        config,
+        host=args.host,
+        port=args.port,
+        max_sessions=args.max_sessions,
+        idle_timeout_s=args.idle_timeout,
+        token=os.environ.get(server.TOKEN_ENV) or None,
+        announce=lambda text: console.print(text, markup=False, highlight=False),
+    )
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """Serve agent slots of a swarm over MCP, next to scripted teammates."""
+    import os
+
+    slots = _serve_module("mcp")
+    config = _env_config(args)
+    if args.wall_clock:
+        config["time"] = {**config.get("time", {}), "measured": True}
+    slots.serve_slots(
+        args.task,
+        num_agents=args.agents,
+        slots=args.slots,
+        teammates=args.teammates,
+        config=config,
+        episodes=args.episodes,
+        host=args.host,
+        port=args.port,
+        slot_timeout_s=args.slot_timeout,
+        token=os.environ.get(slots.TOKEN_ENV) or None,
+        announce=lambda text: console.print(text, markup=False, highlight=False),
+    )
+    return 0
+
+
+def _add_serving_flags(p: argparse.ArgumentParser, port: int) -> None:
+    p.add_argument("task", help="task id or name (see `swarm-envs list`), or a task folder")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to bind (default 127.0.0.1; any other needs SWARM_ENVS_TOKEN set)",
+    )
+    p.add_argument("--port", type=int, default=port, help=f"port (default {port})")
+    p.add_argument("--time-cap", type=_positive_float, help="virtual seconds per episode")
+    p.add_argument("--sync", choices=["event", "round"], help="clock mode")
+    p.add_argument("--seed", type=int, help="seed of the first episode")
+    p.add_argument(
+        "--env-config", metavar="JSON", help='more EnvConfig fields, e.g. \'{"scorer": "fast"}\''
+    )
+
+
 # ---------------------------------------------------------------------------- main
 
 
@@ -609,6 +705,60 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-plots", action="store_true", help="no PNG plots")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser(
+        "serve",
+        help="serve a task over OpenEnv (one sandboxed episode per WebSocket session)",
+        description="Serve a task with openenv-core's server: every WebSocket session at /ws "
+        "is one swarm episode in its own sandbox (see docs/integrations.md). Needs the serve "
+        "extra.",
+    )
+    _add_serving_flags(p, 8000)
+    p.add_argument(
+        "--num-agents", "-n", type=_positive_int, default=4, help="agents per episode (default 4)"
+    )
+    p.add_argument(
+        "--max-sessions", type=_positive_int, default=8, help="sessions at once (default 8)"
+    )
+    p.add_argument(
+        "--idle-timeout",
+        type=_positive_float,
+        default=300.0,
+        help="close a session silent this many seconds (default 300)",
+    )
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser(
+        "mcp",
+        help="serve agent slots of a swarm over MCP, for external coding agents",
+        description="Run episodes of a swarm in which SLOTS agents are MCP clients (each slot "
+        "at http://HOST:PORT/<agent>/mcp, its tools those of swarm_envs.tool_schemas()) and "
+        "the others scripted teammates. Needs the serve extra.",
+    )
+    _add_serving_flags(p, 8100)
+    p.add_argument("--agents", "-n", type=_positive_int, default=4, help="swarm size (default 4)")
+    p.add_argument(
+        "--slots", type=_positive_int, help="agents played over MCP (default: all), the last ones"
+    )
+    p.add_argument(
+        "--teammates",
+        choices=["none", "claim", "leader"],
+        default="claim",
+        help="strategy of the scripted teammates (default claim)",
+    )
+    p.add_argument("--episodes", type=_positive_int, default=1, help="episodes (default 1)")
+    p.add_argument(
+        "--slot-timeout",
+        type=_positive_float,
+        default=300.0,
+        help="a slot silent this many wall seconds is out of the episode (default 300)",
+    )
+    p.add_argument(
+        "--wall-clock",
+        action="store_true",
+        help="charge MCP agents their measured wall time (else the usage they report)",
+    )
+    p.set_defaults(func=cmd_mcp)
 
     p = sub.add_parser(
         "replay",

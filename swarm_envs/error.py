@@ -184,3 +184,12 @@ class AgentError(Error):
     The rollout runner records it and ends that agent's episode as `agent_error`; the
     rest of the swarm goes on.
     """
+
+
+class SessionError(Error):
+    """A served session refused a request or was lost (`swarm_envs.serve`).
+
+    The message says why (no reset yet, an unknown agent, a session closed after its idle
+    timeout, a server that went away) and what to do: the session's episode is unchanged
+    by a refused request.
+    """

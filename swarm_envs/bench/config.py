@@ -23,6 +23,11 @@ TOML file (`swarm-envs bench --config bench.toml`), or both (flags win):
     kind = "import"               # your own agents: factory(**kwargs) -> one agent
     factory = "mypkg.agents:make_agent"
 
+    [[agents]]
+    kind = "mcp"                  # an external coding agent over MCP (workers = 1)
+    port = 8100                   # its slots: http://127.0.0.1:8100/agent_K/mcp
+    slots = 1                     # the last agent; the others scripted teammates
+
 Everything is checked when the configuration is built: an unknown task, agent kind,
 strategy or option fails at once, naming the field and the valid choices.
 """
@@ -162,8 +167,36 @@ class ImportedAgents(_AgentSpec):
         return self.label
 
 
-AgentSpec = Annotated[ScriptedAgents | LLMAgents | ImportedAgents, Field(discriminator="kind")]
-AGENT_KINDS = ("scripted", "llm", "import")
+class MCPAgents(_AgentSpec):
+    """External agents over MCP (`swarm_envs.serve.mcp`, extra `serve`): the last `slots`.
+
+    Each episode serves its slots at `http://host:port/<agent>/mcp`; the external agent
+    (any MCP client) plays them, the other agents are scripted `teammates`. Episodes run
+    one at a time (`workers = 1`), on the same endpoints.
+    """
+
+    kind: Literal["mcp"] = "mcp"
+    port: int = Field(default=8100, ge=1, le=65535)
+    host: str = "127.0.0.1"
+    slots: int | None = Field(default=None, ge=1, description="MCP agents (default: all)")
+    teammates: Literal["none", "claim", "leader"] = "claim"
+    slot_timeout_s: float = Field(default=300.0, gt=0)
+
+    @property
+    def label(self) -> str:
+        """`mcp PORT`, or the given name."""
+        return self.name or f"mcp {self.port}"
+
+    @property
+    def family(self) -> str:
+        """The label: an external agent has no strategy of ours."""
+        return self.label
+
+
+AgentSpec = Annotated[
+    ScriptedAgents | LLMAgents | ImportedAgents | MCPAgents, Field(discriminator="kind")
+]
+AGENT_KINDS = ("scripted", "llm", "import", "mcp")
 
 
 def resolve_factory(path: str) -> Any:
@@ -182,7 +215,7 @@ def resolve_factory(path: str) -> Any:
     return obj
 
 
-def _default_agents() -> ScriptedAgents | LLMAgents | ImportedAgents:
+def _default_agents() -> ScriptedAgents | LLMAgents | ImportedAgents | MCPAgents:
     return ScriptedAgents()
 
 
@@ -258,6 +291,15 @@ class BenchConfig(_Model):
             )
         return self
 
+    @model_validator(mode="after")
+    def _mcp_one_at_a_time(self) -> BenchConfig:
+        if any(isinstance(a, MCPAgents) for a in self.agents) and (self.workers > 1 or self.on_ray):
+            raise ValueError(
+                f"agents of kind 'mcp' share their endpoints, so episodes run one at a time: "
+                f"set workers = 1 (got {self.workers}) and no ray"
+            )
+        return self
+
     @property
     def on_ray(self) -> bool:
         """Episodes run in Ray actors (`ray`, or a `ray_address`)."""
@@ -319,6 +361,7 @@ def parse_agent(text: str) -> dict[str, Any]:
 
     - `claim`, `none`, `leader` or `scripted:claim`: scripted agents with that strategy;
     - `llm:MODEL@URL`: LLM agents, e.g. `llm:Qwen/Qwen3-8B@http://localhost:8000/v1`;
+    - `mcp:PORT`: external agents over MCP, every agent a slot at 127.0.0.1:PORT;
     - `package.module:callable` (or `import:package.module:callable`): your own agents.
     """
     kind, _, rest = text.partition(":")
@@ -337,6 +380,10 @@ def parse_agent(text: str) -> dict[str, Any]:
         return {"kind": "llm", "model": model, "base_url": url}
     if kind == "import":
         return {"kind": "import", "factory": rest}
+    if kind == "mcp":
+        if not rest.isdigit():
+            raise ConfigError(f"--agent {text!r}: expected mcp:PORT")
+        return {"kind": "mcp", "port": int(rest)}
     if rest:
         return {"kind": "import", "factory": text}
     raise ConfigError(

@@ -34,6 +34,7 @@ from swarm_envs.bench.config import (
     BenchConfig,
     ImportedAgents,
     LLMAgents,
+    MCPAgents,
     ScriptedAgents,
     resolve_factory,
 )
@@ -257,6 +258,14 @@ def make_agents(spec: AgentSpec, task: Task, n: int, seed: int) -> Sequence[Any]
             timeout_s=spec.timeout_s,
             max_retries=spec.max_retries,
         )
+    if isinstance(spec, MCPAgents):
+        from swarm_envs.baselines.scripted import make_team
+        from swarm_envs.serve.mcp import slot_team
+
+        slots = min(spec.slots or n, n)
+        team: dict[str, Any] = dict(make_team(task, n, spec.teammates, seed))
+        team.update(slot_team(list(team)[n - slots :], host=spec.host, port=spec.port))
+        return team
     assert isinstance(spec, ImportedAgents)
     factory = resolve_factory(spec.factory)
     return [factory(**spec.kwargs) for _ in range(n)]
@@ -292,7 +301,8 @@ def run_episode(spec: EpisodeSpec) -> EpisodeOutcome:
             seed=spec.seed,
         )
         team = make_agents(spec.agent, task, spec.size, spec.seed)
-        trajectory = rollout(env, team, seed=spec.seed)
+        timeout = spec.agent.slot_timeout_s if isinstance(spec.agent, MCPAgents) else None
+        trajectory = rollout(env, team, seed=spec.seed, act_timeout_s=timeout)
         result = summarise(spec, task, trajectory, env.episode.attribution, budget)
         result.held_out_passed, result.held_out_total = env.episode.held_out
         return EpisodeOutcome(result=result, trajectory=trajectory.model_dump_json())
