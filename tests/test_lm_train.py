@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import torch
-from lm_support import small_args
+from support.lm_support import small_args
 
 from swarm_envs.baselines.lm import train as T
 from swarm_envs.baselines.lm.engines import TransformersEngine
