@@ -39,7 +39,7 @@ def test_the_menu_trainer_logs_a_line_per_update_and_its_table(tmp_path):
     pytest.importorskip("torch")
     text = swarm_envs(
         tmp_path, "train", "--task", "calc", "--num-agents", "2", "--num-envs", "1",
-        "--num-updates", "3", "--time-cap", "10", "--hidden", "16",
+        "--num-updates", "3", "--num-minibatches", "1", "--time-cap", "10", "--hidden", "16",
         "--runs-dir", str(tmp_path / "runs"),
     )  # fmt: skip
     lines = re.findall(r"^update (\d+)/3: return -?[\d.]+, cap 10s, decisions \d+", text, re.M)
@@ -68,7 +68,9 @@ def test_the_bench_logs_a_line_per_episode_and_its_summary(tmp_path):
         tmp_path, "bench", "--tasks", "calc", "--sizes", "1", "2", "--seeds", "0",
         "--time-cap", "30", "--out", str(tmp_path / "out"), "--no-plots",
     )  # fmt: skip
-    episodes = re.findall(r"^episode (\d+)/(\d+): calc .* seed 0: ok, \d+/\d+ tests$", text, re.M)
+    episodes = re.findall(
+        r"^episode (\d+)/(\d+): calc-v0 .* seed 0: ok, \d+/\d+ tests$", text, re.M
+    )
     total = int(episodes[0][1]) if episodes else 0
     assert total >= 2 and [int(n) for n, _ in episodes] == list(range(1, total + 1)), text
     assert re.search(rf"^{total} episodes \(0 failed\) in [\d.]+ s; report: ", text, re.M), text
