@@ -290,6 +290,40 @@ def seed_everything(seed: int, threads: int | None = None, deterministic: bool =
         torch.use_deterministic_algorithms(True)
 
 
+EPISODE_SEED_STRIDE = 1_000_003
+"""Episode seeds of one run seed: a block this long (a prime, so blocks of nearby run
+seeds do not line up with round episode counts)."""
+
+
+def episode_seeds(seed: int, first: int, count: int) -> list[int]:
+    """The reset seeds of episodes `first` .. `first + count - 1` of a run seeded `seed`.
+
+    Episode k of run seed s is reset with `s * EPISODE_SEED_STRIDE + k`: a function of the
+    run seed and the episode's index only (so resuming, or collecting on other workers,
+    gives the same episodes), and runs with different seeds share no episode seed while
+    they run fewer than `EPISODE_SEED_STRIDE` episodes. Both trainers use it.
+
+    Raises:
+        ConfigError: `first + count` is beyond the run's block of seeds.
+    """
+    if first < 0 or count < 0 or first + count > EPISODE_SEED_STRIDE:
+        raise ConfigError(
+            f"episodes {first}..{first + count}: a run has at most {EPISODE_SEED_STRIDE} "
+            "episode seeds; start another run (another seed) to go further"
+        )
+    return [seed * EPISODE_SEED_STRIDE + first + k for k in range(count)]
+
+
+def schedule_state(schedule: TimeCapSchedule) -> dict[str, Any]:
+    """The time-cap curriculum as a checkpoint keeps it (its settings and its position)."""
+    return schedule.model_dump()
+
+
+def restore_schedule(state: dict[str, Any]) -> TimeCapSchedule:
+    """The curriculum a checkpoint saved with `schedule_state`: a resumed run continues it."""
+    return TimeCapSchedule.model_validate(state)
+
+
 def run_name(env_id: str, exp_name: str, seed: int) -> str:
     """`{env_id}__{exp_name}__{seed}__{time}`, CleanRL's convention."""
     return f"{env_id}__{exp_name}__{seed}__{int(time.time())}"

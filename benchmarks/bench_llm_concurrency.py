@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from llm_server import Reply, ScriptedServer  # noqa: E402  (the tests' scripted server)
+from support.llm_server import Reply, ScriptedServer  # noqa: E402  (the tests' scripted server)
 
 import swarm_envs  # noqa: E402
 from swarm_envs.agents import LLMAgent  # noqa: E402

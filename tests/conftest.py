@@ -1,11 +1,11 @@
-"""Helpers shared by the test modules (no test module imports another)."""
+"""The suite's fixtures and session setup; helpers that test modules import are in `support`."""
 
-import json
 import os
 import tempfile
 
 import pytest
 from sandbox_support import docker_engine, sandbox_backend  # noqa: F401 - fixtures
+from support.helpers import SIMPLE_TIME
 
 import swarm_envs
 from swarm_envs import cache
@@ -33,54 +33,6 @@ def _empty_scoring_cache(tmp_path_factory, monkeypatch):
             os.makedirs(shared, exist_ok=True)
             os.symlink(shared, root / kind)
     monkeypatch.setenv("SWARM_ENVS_CACHE", str(root))
-
-
-# Reported usage is never below the estimate from the call's own text (4 characters a
-# token), so tests that set thinking time exactly report it in units of TOKEN tokens,
-# far above any test call's text; under SIMPLE_TIME one unit thinks for one second.
-TOKEN = 2**16
-
-
-def call(name: str, tokens: int | None = None, **arguments) -> str | swarm_envs.Action:
-    """A tool call as JSON text, the way an LLM client sends it.
-
-    With `tokens`, the text comes wrapped in an `Action` whose trusted usage reports
-    `tokens` x TOKEN output tokens: `tokens` seconds of thinking under SIMPLE_TIME.
-    """
-    text = json.dumps({"name": name, "arguments": arguments})
-    if tokens is None:
-        return text
-    usage = {"output_tokens": tokens * TOKEN, "input_tokens": 0}
-    return swarm_envs.Action(tool_call=text, usage=usage)
-
-
-# Implementations and stubs of calc's `gcd` and `mean` (2 tests each).
-GCD = "def gcd(a, b):\n    a, b = abs(a), abs(b)\n    while b:\n        a, b = b, a % b\n    return a\n"
-MEAN = (
-    "def mean(values):\n    values = list(values)\n    if not values:\n"
-    "        raise ValueError('empty')\n    return sum(values) / len(values)\n"
-)
-STUB_GCD = "def gcd(a, b):\n    raise NotImplementedError\n"
-STUB_MEAN = "def mean(values):\n    raise NotImplementedError\n"
-
-
-# A time model in which every action is easy to reason about: thinking costs exactly
-# `tokens` x 1 s when usage is reported, tools take fixed round numbers.
-SIMPLE_TIME = {
-    "output_token_s": 1.0 / TOKEN,
-    "input_token_s": 0.0,
-    "message_latency_s": 2.0,
-    "tool_s": {
-        "list_files": 1.0,
-        "read_file": 1.0,
-        "write_file": 1.0,
-        "edit_file": 1.0,
-        "run_command": 1.0,
-        "send_message": 1.0,
-        "post": 1.0,
-        "subscribe": 1.0,
-    },
-}
 
 
 @pytest.fixture
@@ -113,25 +65,6 @@ def make_aec():
         env.close()
 
 
-def snapshot(root):
-    """Every directory and file under `root` with its content (caches left out)."""
-    out = {}
-    for dirpath, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d != "__pycache__"]
-        out[os.path.relpath(dirpath, root)] = None
-        for f in files:
-            p = os.path.join(dirpath, f)
-            with open(p, "rb") as fh:
-                out[os.path.relpath(p, root)] = fh.read()
-    return out
-
-
-def step_one(env, action):
-    """Single-agent parallel env: one action, returns (obs, reward, info)."""
-    obs, rew, _, _, infos = env.step({"agent_0": action})
-    return obs["agent_0"], rew["agent_0"], infos["agent_0"]
-
-
 @pytest.fixture
 def solo(make_env):
     env = make_env("calc", num_agents=1)
@@ -139,23 +72,26 @@ def solo(make_env):
     return env
 
 
-def expect_error(env, action, fragment=None):
-    """The action is an error observation that costs time and changes no file."""
-    before = snapshot(env.episode.sandbox.root)
-    t0 = env.episode.now
-    obs, _, info = step_one(env, action)
-    assert info["error"] is not None and obs.startswith("ERROR:")
-    if fragment:
-        assert fragment in info["error"], info["error"]
-    assert snapshot(env.episode.sandbox.root) == before
-    assert env.episode.now > t0 and env.agents == ["agent_0"]
-    return info
+@pytest.fixture(scope="session")
+def ray_session():
+    """The session's owner of local Ray (`support.ray_session`); stops it at the end."""
+    ray = pytest.importorskip("ray")
+    from support.ray_session import RaySession
+
+    owner = RaySession(ray)
+    yield owner
+    owner.down()
 
 
-def act(env, agent, action):
-    """Give one action to `agent` (the other ready agents wait) and step until it is ready."""
-    others = {a: call("wait", tokens=1) for a in env.ready_agents if a != agent}
-    obs, rew, term, trunc, infos = env.step({agent: action, **others})
-    while not infos[agent]["ready"] and env.agents:
-        obs, rew, term, trunc, infos = env.step({})
-    return obs[agent], infos[agent]
+@pytest.fixture
+def local_ray(ray_session):
+    """Ray running in this process with the suite's settings, whatever ran before."""
+    return ray_session.up()
+
+
+@pytest.fixture
+def no_ray(ray_session):
+    """Ray not running in this process, whatever ran before (`connect_ray` then starts or
+    joins one itself)."""
+    ray_session.down()
+    return ray_session.ray

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from conftest import TOKEN, act, call, expect_error
+from support.helpers import TOKEN, act, call, expect_error
 
 import swarm_envs
 from swarm_envs.core.actions import ToolCall, estimate_tokens, parse_action, tool_schemas

@@ -1,6 +1,6 @@
 """`step` accepts what the official `openai` SDK returns, and its usage, with no glue.
 
-The SDK talks to a local scripted server (tests/llm_server.py); nothing leaves the
+The SDK talks to a local scripted server (tests/support/llm_server.py); nothing leaves the
 machine. Costs are checked through `infos` (tokens) and the virtual clock (thinking
 time = output tokens x 1 s + input tokens x 0.5 s, list_files 1 s, read_file 2 s).
 """
@@ -9,7 +9,7 @@ import json
 
 import openai
 import pytest
-from llm_server import Reply, ScriptedServer
+from support.llm_server import Reply, ScriptedServer
 
 import swarm_envs
 from swarm_envs.core.actions import USAGE_KEYS

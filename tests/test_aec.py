@@ -1,7 +1,7 @@
 """The AEC form: the agent whose action completes first acts next."""
 
 import pytest
-from conftest import GCD, STUB_MEAN, TOKEN, call
+from support.helpers import GCD, STUB_MEAN, TOKEN, call
 
 import swarm_envs
 from swarm_envs import test as harness

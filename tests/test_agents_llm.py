@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from llm_server import Reply, ScriptedServer, agent_of
+from support.llm_server import Reply, ScriptedServer, agent_of
 from tokenizers import Tokenizer, models, pre_tokenizers
 
 import swarm_envs

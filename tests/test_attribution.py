@@ -3,7 +3,7 @@
 Hand-made two-agent episodes on calc, where who changed what is known by construction.
 """
 
-from conftest import GCD, MEAN, STUB_GCD, STUB_MEAN, call
+from support.helpers import GCD, MEAN, STUB_GCD, STUB_MEAN, call
 
 from swarm_envs.core.recording import AttributionEvent, read_events
 

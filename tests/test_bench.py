@@ -173,7 +173,7 @@ def test_the_report_the_figures_and_the_plots(bench):
 
 def test_an_agent_that_crashes_is_recorded_and_the_rest_continues(tmp_path):
     status = main(
-        ["bench", "--tasks", "calc", "--agent", "bench_agents:flaky", "--sizes", "2",
+        ["bench", "--tasks", "calc", "--agent", "support.bench_agents:flaky", "--sizes", "2",
          "--seeds", "0", "--workers", "1", "--out", str(tmp_path), "--quiet", "--no-plots"]
     )  # fmt: skip
     assert status == 0
@@ -189,7 +189,7 @@ def test_an_agent_that_crashes_is_recorded_and_the_rest_continues(tmp_path):
 
 
 def test_a_worker_that_dies_loses_only_its_own_item():
-    from bench_agents import square_or_die
+    from support.bench_agents import square_or_die
 
     out = list(map_episodes(square_or_die, [1, 2, 3, 4], 2, lambda x, why: f"lost {x}: {why}"))
     assert sorted(o for o in out if isinstance(o, int)) == [1, 9, 16]
@@ -199,7 +199,7 @@ def test_a_worker_that_dies_loses_only_its_own_item():
 
 @pytest.mark.slow
 def test_llm_agents_over_a_local_server_and_a_server_that_fails(tmp_path):
-    from llm_server import Reply, ScriptedServer, agent_of
+    from support.llm_server import Reply, ScriptedServer, agent_of
 
     def script(request):
         # list the files, run the tests, then say done; agent_1 of the swarm gets 500s

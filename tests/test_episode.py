@@ -6,7 +6,7 @@ import weakref
 
 import gymnasium
 import pytest
-from conftest import GCD, MEAN, SIMPLE_TIME, STUB_GCD, STUB_MEAN, TOKEN, call, step_one
+from support.helpers import GCD, MEAN, SIMPLE_TIME, STUB_GCD, STUB_MEAN, TOKEN, call, step_one
 
 import swarm_envs
 from swarm_envs import test as harness

@@ -1,7 +1,7 @@
 """How episodes end, including when the scorer itself fails."""
 
 import pytest
-from conftest import call
+from support.helpers import call
 
 
 def test_all_tests_pass_terminates(make_env):

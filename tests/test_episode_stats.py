@@ -7,7 +7,7 @@ import functools
 import gymnasium
 import numpy as np
 import supersuit as ss
-from conftest import GCD, SIMPLE_TIME, STUB_MEAN, call
+from support.helpers import GCD, SIMPLE_TIME, STUB_MEAN, call
 
 import swarm_envs
 

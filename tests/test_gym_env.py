@@ -2,7 +2,7 @@
 
 import gymnasium
 import pytest
-from conftest import SIMPLE_TIME, call
+from support.helpers import SIMPLE_TIME, call
 
 import swarm_envs
 

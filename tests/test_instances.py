@@ -8,7 +8,7 @@ import pickle
 
 import gymnasium
 import pytest
-from conftest import call
+from support.helpers import call
 
 import swarm_envs
 from swarm_envs.core.observation import reproducible

@@ -14,7 +14,7 @@ import swarm_envs
 from swarm_envs.envs.menu import MenuLayout, MenuParallelEnv, WorkMeter
 from swarm_envs.error import ConfigError, Error
 
-# Round numbers: a move costs its tokens x 0.01 s; tools as SIMPLE_TIME in conftest.
+# Round numbers: a move costs its tokens x 0.01 s; tools as SIMPLE_TIME in support.helpers.
 TIME = {
     "output_token_s": 0.01,
     "input_token_s": 0.0,

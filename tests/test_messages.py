@@ -1,7 +1,7 @@
 """Messages and channels: latency, exactly once, in order, waking waiters."""
 
 import pytest
-from conftest import call
+from support.helpers import call
 
 
 def texts(info):

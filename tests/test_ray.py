@@ -1,8 +1,8 @@
 """Ray (extra `ray`): vector envs with their envs in Ray actors, rollout workers as actors.
 
-The tests start a local Ray instance themselves (`ray.init(num_cpus=2)`) and stop it;
-an actor is killed for real. The unreachable-address test runs before Ray is started
-(once Ray runs, `connect_ray` joins what is there).
+Ray is the session's (`local_ray` and `no_ray` in conftest: one owner starts or stops it,
+so no test depends on the order); an actor is killed for real. The unreachable-address
+test asks for Ray not running (once Ray runs, `connect_ray` joins what is there).
 """
 
 import json
@@ -21,25 +21,17 @@ LIST = json.dumps({"name": "list_files", "arguments": {}})
 TIME = {"output_token_s": 0.0, "input_token_s": 0.0, "tool_s": {"list_files": 10.0}}
 
 
-def test_an_unreachable_address_fails_within_seconds():
-    assert not ray.is_initialized()
+# The probe gives up after RAY_CONNECT_TIMEOUT_S (5 s); only a hang fails the deadline.
+@pytest.mark.timeout(120)
+def test_an_unreachable_address_fails_without_joining(no_ray):
     for address in ("127.0.0.1:9", "ray://127.0.0.1:9"):
-        t0 = time.monotonic()
         with pytest.raises(RayUnavailable, match=r"no Ray cluster answers there"):
             connect_ray(address)
-        assert time.monotonic() - t0 < 10
     with pytest.raises(RayUnavailable, match="127.0.0.1:9"):
         WorkerPool(2, backend="ray", ray_address="127.0.0.1:9")
     with pytest.raises(RayUnavailable, match="expected 'auto', 'host:port'"):
         connect_ray("nonsense")
     assert not ray.is_initialized()
-
-
-@pytest.fixture(scope="module")
-def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    ray.shutdown()
 
 
 def kill_actor(actor, timeout_s: float = 30.0) -> None:

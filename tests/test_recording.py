@@ -4,7 +4,7 @@ import json
 import math
 
 import pytest
-from conftest import SIMPLE_TIME, call
+from support.helpers import SIMPLE_TIME, call
 
 import swarm_envs
 from swarm_envs.core.recording import (

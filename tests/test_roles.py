@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from conftest import call, snapshot
+from support.helpers import call, snapshot
 
 import swarm_envs
 from swarm_envs.core.recording import EpisodeHeader

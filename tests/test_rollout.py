@@ -4,7 +4,7 @@ import asyncio
 import json
 
 import pytest
-from conftest import call
+from support.helpers import call
 
 import swarm_envs
 from swarm_envs.agents import Agent, TaskInfo

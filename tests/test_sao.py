@@ -67,6 +67,14 @@ def test_ratio_is_taken_against_behaviour_logprobs():
     assert stale["clipfrac_high"] == 0.5
 
 
+def all_waiting(gate: StalenessGate, n: int, deadline_s: float = 60.0) -> None:
+    """Poll until `n` workers are blocked at the gate (an event; the deadline is a hang)."""
+    end = time.monotonic() + deadline_s
+    while gate.waiting() < n:
+        assert time.monotonic() < end, f"{gate.waiting()} of {n} workers at the gate"
+        time.sleep(0.005)
+
+
 def test_gate_paces_workers_with_a_fake_learner():
     gate = StalenessGate(episodes_per_update=2, max_staleness=1)
     started, lock = [], threading.Lock()
@@ -81,13 +89,14 @@ def test_gate_paces_workers_with_a_fake_learner():
     try:
         # Version 0 and a bound of 1: (0 + 1 + 1) * 2 = 4 episodes may start, no more.
         got = workers.get(4, timeout=10)
-        time.sleep(0.2)
+        # Every worker is blocked at the gate: nothing more can start until a publish.
+        all_waiting(gate, 3)
         assert len(started) == 4 and gate.started == 4
         assert workers.results.empty()  # workers wait for a fresh policy, nothing is dropped
         # The fake learner consumed 2 and updates: two more may start, with version 1.
         gate.publish(1)
         got += workers.get(2, timeout=10)
-        time.sleep(0.2)
+        all_waiting(gate, 3)
         assert len(started) == 6
         assert started[-2:] == [1, 1]
         assert sorted(got) == [0, 0, 0, 0, 1, 1]

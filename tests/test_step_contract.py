@@ -6,8 +6,8 @@ import logging
 
 import gymnasium
 import pytest
-from conftest import SIMPLE_TIME, call
 from pettingzoo.utils.conversions import aec_to_parallel, parallel_to_aec
+from support.helpers import SIMPLE_TIME, call
 
 import swarm_envs
 from swarm_envs.error import ClosedEnvironment, ConfigError

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import call, step_one
+from support.helpers import call, step_one
 
 
 @pytest.mark.parametrize("scorer", ["fast", "subprocess"])

@@ -1,7 +1,7 @@
 """The clock through the API: ordering, causality, truncation at the cap, token budget."""
 
 import pytest
-from conftest import TOKEN, call
+from support.helpers import TOKEN, call
 
 import swarm_envs
 

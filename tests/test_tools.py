@@ -4,7 +4,7 @@ import json
 import os
 
 import pytest
-from conftest import TOKEN, act, call, snapshot
+from support.helpers import TOKEN, act, call, snapshot
 
 
 @pytest.fixture

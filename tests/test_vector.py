@@ -119,21 +119,20 @@ def test_an_env_that_raises_fails_only_its_episode(mode):
         envs.close()
 
 
+# The hang would last forever: only the vector env's own timeout (2 s) ends the step, so
+# a deadline far beyond it fails the test if the timeout or close does not work.
+@pytest.mark.timeout(120)
 def test_a_hung_worker_is_killed_at_the_timeout_and_close_returns():
     envs = SwarmVectorEnv([flaky, flaky], vectorization_mode="async", timeout_s=20)
     try:
         envs.reset(seed=0)
         envs.timeout_s = 2.0
-        t0 = time.monotonic()
         obs, rewards, terms, truncs, infos = envs.step([{"agent_0": "hang"}, {"agent_0": LIST}])
-        assert time.monotonic() - t0 < 15
         assert "no answer within the timeout" in infos[0]["agent_0"]["env_failure"]["error"]
         assert infos[1]["agent_0"]["time"] == 10.0
     finally:
-        t0 = time.monotonic()
         envs.close()
         envs.close()  # twice-safe
-        assert time.monotonic() - t0 < 30
 
 
 def test_bad_actions_raise_before_any_env_steps():

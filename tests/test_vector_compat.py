@@ -17,7 +17,6 @@ import gymnasium
 import numpy as np
 import pytest
 import supersuit as ss
-from conftest import SIMPLE_TIME, call
 from gymnasium.vector.utils import (
     batch_space,
     concatenate,
@@ -27,6 +26,7 @@ from gymnasium.vector.utils import (
     read_from_shared_memory,
     write_to_shared_memory,
 )
+from support.helpers import SIMPLE_TIME, call
 
 import swarm_envs
 from swarm_envs.core.spaces import UnicodeText

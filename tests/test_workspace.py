@@ -1,7 +1,7 @@
 """The workspace: paths confined to the project, protected files, exact edits, atomic writes."""
 
 import pytest
-from conftest import call, expect_error, step_one
+from support.helpers import call, expect_error, step_one
 
 
 def test_edit_with_lone_surrogate_is_an_error_not_a_crash(solo):

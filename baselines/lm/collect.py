@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+import swarm_envs
+from swarm_envs.baselines import runs
+from swarm_envs.baselines.lm.build import env_config
 from swarm_envs.baselines.lm.engines import Generation, TransformersEngine, VLLMEngine
 from swarm_envs.baselines.lm.rollout import EpisodeRecord, SwarmCollector
 from swarm_envs.baselines.lm.sao import AsyncRollouts, StalenessGate, WeightStore, snapshot
@@ -104,9 +107,6 @@ class AsyncCollection:
     """
 
     def __init__(self, setup: Setup):
-        import swarm_envs
-        from swarm_envs.baselines.lm.train import env_config
-
         args = setup.args
         self.setup = setup
         self.store = WeightStore()
@@ -116,7 +116,8 @@ class AsyncCollection:
         self.gate = StalenessGate(args.episodes_per_update, args.max_staleness)
         self.gate.version = setup.update
         self.gate.started = setup.update * args.episodes_per_update
-        self._seeds = itertools.count(args.seed + setup.episodes)
+        # The run's episode seeds from where it is (`runs.episode_seeds`), one per episode.
+        self._seeds = itertools.count(runs.episode_seeds(args.seed, setup.episodes, 1)[0])
         self._lock = threading.Lock()
         self.workers: list[_Worker] = []
         roles = list(setup.actors)

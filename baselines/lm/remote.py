@@ -1,6 +1,8 @@
 """Rollouts of the language-model trainer on Ray actors (`swarm-envs train --policy lm --ray`).
 
-One job is one episode. An actor keeps what is costly to build between jobs: the
+One job is one episode, as in the menu trainer (`swarm_envs.baselines.remote`: the job,
+its seeding, the collector); this module adds what a job samples with (`Weights`) and
+how (`sample_episode`). An actor keeps what is costly to build between jobs: the
 tokenizer, its own copy of the policies (built from the run's local model folder, as
 the learner's are, so a cluster's nodes need that folder at the same path), their
 generation engines, and one environment. The learner puts each update's weights in
@@ -20,8 +22,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from swarm_envs.baselines.lm.rollout import EpisodeRecord
-from swarm_envs.distributed import WorkerError, worker_env
+from swarm_envs.baselines.lm.build import build_actors, env_config
+from swarm_envs.baselines.lm.collect import engines_on
+from swarm_envs.baselines.lm.policy import load_tokenizer
+from swarm_envs.baselines.lm.rollout import EpisodeRecord, SwarmCollector
+from swarm_envs.baselines.remote import collect_remote
 from swarm_envs.vector import EnvRecipe
 
 if TYPE_CHECKING:
@@ -30,28 +35,22 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class EpisodeJob:
-    """One episode for an actor (picklable).
+class Weights:
+    """What an episode job samples with (picklable): a reference to the learner's policies.
 
     Attributes:
         args: the run's arguments (the model folder, the swarm, generation).
-        env: the recipe of the episode's environment.
         tools: role -> the tool schemas its prompt offers.
         prompts: role -> its system prompt, in the order of the roles.
         weights: policy name -> state dict, or a Ray reference to that mapping.
         version: the update after which the weights were taken.
-        seed: the episode's reset seed, and the seed of its sampling.
-        time_cap: the episode's time cap (virtual seconds).
     """
 
     args: Args
-    env: EnvRecipe
     tools: Mapping[str, list]
     prompts: Mapping[str, str]
     weights: Any
     version: int
-    seed: int
-    time_cap: float
 
 
 def policy_names(actors: Mapping[str, Any]) -> dict[str, str]:
@@ -89,10 +88,6 @@ _kept: dict[str, _Kept] = {}
 def _build(args: Args, roles: Sequence[str]) -> _Kept:
     import torch
 
-    from swarm_envs.baselines.lm.collect import engines_on
-    from swarm_envs.baselines.lm.policy import load_tokenizer
-    from swarm_envs.baselines.lm.train import build_actors
-
     # Only what sampling needs: the policies, on the CPU; no value model, no reference.
     sampling = dataclasses.replace(
         args, device="cpu", value="head", value_model=None, kl_reference=False,
@@ -118,30 +113,30 @@ def _resolve(weights: Any) -> Mapping[str, dict]:
     return weights
 
 
-def collect_episode(job: EpisodeJob) -> EpisodeRecord:
-    """One episode of `job` in this process, on the policies and env this worker keeps."""
-    import torch
+def sample_episode(env: Any, policy: Weights, seed: int) -> EpisodeRecord:
+    """One episode on `env` with the policies this worker keeps, at `policy`'s version.
 
-    from swarm_envs.baselines.lm.rollout import SwarmCollector
-
-    key = json.dumps(dataclasses.asdict(job.args), sort_keys=True, default=str)
+    The `sample` of a remote episode job (`swarm_envs.baselines.remote`).
+    """
+    key = json.dumps(dataclasses.asdict(policy.args), sort_keys=True, default=str)
     kept = _kept.get(key)
     if kept is None:
         _kept.clear()  # one run at a time per worker: drop another run's models
-        kept = _kept[key] = _build(job.args, list(job.prompts))
-    if kept.version != job.version:
-        weights = _resolve(job.weights)
+        kept = _kept[key] = _build(policy.args, list(policy.prompts))
+    if kept.version != policy.version:
+        weights = _resolve(policy.weights)
         for role, name in kept.names.items():
             if name == role:
                 kept.actors[role].policy.load_state_dict(weights[name])
-        kept.version = job.version
-    torch.manual_seed(job.seed)  # the sampling is a function of the episode, not the worker
-    with worker_env(job.env) as env:
-        collector = SwarmCollector(
-            [env], kept.engines, kept.tokenizer, dict(job.tools), dict(job.prompts),
-            max_prompt_tokens=job.args.max_prompt_tokens, version=lambda: job.version,
-        )  # fmt: skip
-        return collector.collect([job.seed], time_cap=job.time_cap)[0]
+        kept.version = policy.version
+    import torch
+
+    torch.manual_seed(seed)  # again: building the policies drew from the RNG
+    collector = SwarmCollector(
+        [env], kept.engines, kept.tokenizer, dict(policy.tools), dict(policy.prompts),
+        max_prompt_tokens=policy.args.max_prompt_tokens, version=lambda: policy.version,
+    )  # fmt: skip
+    return collector.collect([seed])[0]  # the cap the job set on the env (sticky)
 
 
 def collect_on(
@@ -160,19 +155,7 @@ def collect_on(
         import ray
 
         weights = ray.put(weights)  # once per update, whatever the number of jobs
-    from swarm_envs.baselines.lm.train import env_config
-
     recipe = EnvRecipe.of(setup.args.task, **env_config(setup.args))
-    collector = setup.collector
-    jobs = [
-        EpisodeJob(setup.args, recipe, collector.tools, collector.system_prompts, weights,
-                   setup.update, int(seed), time_cap)
-        for seed in seeds
-    ]  # fmt: skip
-    done = pool.run(collect_episode, jobs)
-    records = [d.value for d in done if d.ok]
-    if not records:
-        raise WorkerError(
-            f"all {len(jobs)} rollouts failed on the workers; the first: {done[0].error}"
-        )
-    return records, len(done) - len(records)
+    c = setup.collector
+    policy = Weights(setup.args, c.tools, c.system_prompts, weights, setup.update)
+    return collect_remote(pool, sample_episode, recipe, policy, seeds, time_cap)

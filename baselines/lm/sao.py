@@ -40,7 +40,13 @@ class StalenessGate:
         self.version = 0
         self.started = 0
         self.closed = False
+        self._waiting = 0
         self._cond = threading.Condition()
+
+    def waiting(self) -> int:
+        """Workers blocked in `acquire` now, waiting for a fresh policy (or a slot)."""
+        with self._cond:
+            return self._waiting
 
     def allowed(self) -> int:
         """Episodes that may have started by now."""
@@ -49,9 +55,14 @@ class StalenessGate:
     def acquire(self, timeout: float | None = None) -> int | None:
         """Wait for a slot; returns the policy version to sample with (None when closed)."""
         with self._cond:
-            ok = self._cond.wait_for(
-                lambda: self.closed or self.started < self.allowed(), timeout=timeout
-            )
+            # Counted only while blocked: the lock is held whenever the predicate holds.
+            self._waiting += 1
+            try:
+                ok = self._cond.wait_for(
+                    lambda: self.closed or self.started < self.allowed(), timeout=timeout
+                )
+            finally:
+                self._waiting -= 1
             if self.closed or not ok:
                 return None
             self.started += 1

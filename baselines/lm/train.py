@@ -10,7 +10,6 @@ and checkpoints. Every option is a field of `Args`; `--help` lists them.
 
 from __future__ import annotations
 
-import copy
 import json
 import sys
 import time
@@ -22,6 +21,9 @@ from typing import Any, Literal
 import numpy as np
 
 from swarm_envs.baselines import runs
+from swarm_envs.baselines.lm.build import build_actors, env_config
+from swarm_envs.baselines.lm.collect import AsyncCollection, episode_metrics, make_engines
+from swarm_envs.baselines.lm.remote import collect_on
 from swarm_envs.baselines.runs import RunArgs
 from swarm_envs.core.config import EnvConfig, RoleCount
 from swarm_envs.envs.registration import gym_id
@@ -119,17 +121,6 @@ class Args(RunArgs):
 # ---------------------------------------------------------------------------- checks
 
 
-def env_config(args: Args) -> dict[str, Any]:
-    """The options of the run's environments: `env_kwargs`, the cap, the roles."""
-    kw: dict[str, Any] = {**args.env_kwargs, "num_agents": args.num_agents}
-    kw["time_cap_s"] = args.time_cap
-    if args.roles:
-        kw["roles"] = dict(args.roles)
-    if args.role_tools:
-        kw["role_tools"] = {r: list(t) for r, t in args.role_tools.items()}
-    return kw
-
-
 def check(args: Args) -> Args:
     """Fail at start, naming the field, on anything that would fail later."""
     from swarm_envs.baselines.lm.policy import check_model_path
@@ -194,6 +185,11 @@ def check(args: Args) -> Args:
     return args
 
 
+def episode_seeds(args: Args, episodes: int) -> list[int]:
+    """The reset seeds of the update after `episodes` episodes (`runs.episode_seeds`)."""
+    return runs.episode_seeds(args.seed, episodes, args.episodes_per_update)
+
+
 def system_prompt(role: str, args: Args) -> str:
     """The system prompt of a role: `role_prompts[role]`, or the default naming the role."""
     from swarm_envs.baselines.lm.policy import default_system_prompt
@@ -224,78 +220,11 @@ class Setup:
     global_step: int = 0  # agent decisions (turns) so far
 
 
-def build_actors(args: Args, device, roles: Sequence[str]):
-    """Role -> ActorCritic, and role -> KL reference, for the chosen sharing scheme."""
-    import torch
-
-    from swarm_envs.baselines.lm.models import ActorCritic
-    from swarm_envs.baselines.lm.policy import load_causal_lm
-
-    def value_backbone():
-        if args.value != "model":
-            return None
-        from transformers import AutoModel
-
-        path = args.value_model or args.model
-        return AutoModel.from_pretrained(path, local_files_only=True, dtype=torch.float32).to(
-            device
-        )
-
-    def lora(model, names: Sequence[str]):
-        from peft import LoraConfig, get_peft_model
-
-        cfg = LoraConfig(
-            r=args.lora_rank, lora_alpha=2 * args.lora_rank, target_modules="all-linear",
-            lora_dropout=0.0, task_type="CAUSAL_LM",
-        )  # fmt: skip
-        peft_model = get_peft_model(model, cfg, adapter_name=names[0])
-        for n in names[1:]:
-            peft_model.add_adapter(n, cfg)
-        return peft_model
-
-    def frozen(model):
-        ref = copy.deepcopy(model).eval()
-        for p in ref.parameters():
-            p.requires_grad_(False)
-        return ref
-
-    def prepare(model):
-        if args.gradient_checkpointing:
-            model.gradient_checkpointing_enable()
-            model.config.use_cache = False
-        return model
-
-    actors, refs = {}, {}
-    if args.policies == "shared":
-        base = prepare(load_causal_lm(args.model, device=device))
-        ref = frozen(base) if args.kl_reference and not args.lora else None
-        policy = lora(base, ["default"]) if args.lora else base
-        actor = ActorCritic(policy, value_backbone(), "default" if args.lora else None)
-        for r in roles:
-            actors[r] = actor
-            if args.lora or ref is not None:
-                refs[r] = ref  # None: the LoRA base, adapters off
-    elif args.lora:  # isolated adapters on one base
-        base = prepare(load_causal_lm(args.model, device=device))
-        policy = lora(base, list(roles))
-        for r in roles:
-            actors[r] = ActorCritic(policy, None, r)
-            refs[r] = None
-    else:
-        for r in roles:
-            base = prepare(load_causal_lm(args.model, device=device))
-            if args.kl_reference:
-                refs[r] = frozen(base)
-            actors[r] = ActorCritic(base, value_backbone())
-    return actors, refs
-
-
 def build(args: Args) -> Setup:
     """Seed everything, load the models, make the optimizer, engines and environments."""
     import torch
 
     import swarm_envs
-    from swarm_envs.baselines.lm.collect import make_engines
     from swarm_envs.baselines.lm.learner import Learner, PPOSettings, trainable_parameters
     from swarm_envs.baselines.lm.policy import load_tokenizer, render
     from swarm_envs.baselines.lm.rollout import SwarmCollector
@@ -360,7 +289,7 @@ def checkpoint_state(setup: Setup) -> dict:
         "actors": {r: a.state_dict() for r, a in unique.values()},
         "optimizer": setup.learner.optimizer.state_dict(),
         "scheduler": setup.scheduler.state_dict(),
-        "time_cap": setup.time_cap.model_dump(),
+        "schedule": runs.schedule_state(setup.time_cap),
         "collapse": setup.learner.collapse.state_dict(),
         "role_scale": dict(setup.learner.role_scale),
         "rng": runs.rng_state(setup.learner.rng),
@@ -390,7 +319,7 @@ def load_checkpoint(setup: Setup, path: str | Path) -> None:
         a.load_state_dict(state["actors"][r])
     setup.learner.optimizer.load_state_dict(state["optimizer"])
     setup.scheduler.load_state_dict(state["scheduler"])
-    setup.time_cap.step = state["time_cap"]["step"]
+    setup.time_cap = runs.restore_schedule(state["schedule"])
     setup.learner.collapse.load_state_dict(state["collapse"])
     setup.learner.role_scale.update(state["role_scale"])
     runs.set_rng_state(state["rng"], setup.learner.rng)
@@ -408,11 +337,17 @@ def sync_engines(setup: Setup) -> None:
 # ---------------------------------------------------------------------------- the loop
 
 
-def train(args: Args, *, log: Any = print) -> dict[str, Any]:
-    """Run training; returns a summary (final metrics, run folder, checkpoint path)."""
-    from swarm_envs.baselines.lm.collect import AsyncCollection, episode_metrics
-    from swarm_envs.baselines.lm.remote import collect_on
+def _print_line(line: str) -> None:
+    # Flushed: redirected to a file (nohup, a scheduler, CI) stdout is block-buffered, and
+    # the log would show nothing until the buffer fills.
+    print(line, flush=True)
 
+
+def train(args: Args, *, log: Any = _print_line) -> dict[str, Any]:
+    """Run training; returns a summary (final metrics, run folder, checkpoint path).
+
+    `log` gets one plain line per update (default: stdout, flushed at once).
+    """
     # Rollouts here, or on Ray actors (an unreachable address fails now, before any output)
     pool = runs.ray_pool(args, args.episodes_per_update) if runs.on_ray(check(args)) else None
     try:
@@ -444,7 +379,7 @@ def train(args: Args, *, log: Any = print) -> dict[str, Any]:
         while setup.update < args.num_updates:
             t0 = time.perf_counter()
             cap = setup.time_cap.value()
-            seeds = [args.seed + setup.episodes + k for k in range(args.episodes_per_update)]
+            seeds = episode_seeds(args, setup.episodes)
             if async_rollouts is not None:
                 records = async_rollouts.get(args.episodes_per_update)
             elif pool is not None:
@@ -549,7 +484,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     m = summary["metrics"]
-    print(
+    _print_line(
         f"done: {summary['updates']} updates in {summary['seconds']:.0f}s; "
         f"last return {m.get('charts/episodic_return', 0):.2f}; run in {summary['run_dir']}"
     )

@@ -8,9 +8,10 @@ what happens while it is busy is credited to its latest decision
 (environment, agent) sequence, ready for `maths.gae`.
 
 `collect_on(pool, ...)` collects the same batch on the workers of a
-`swarm_envs.distributed.WorkerPool` (Ray actors for `swarm-envs train --ray`): one job
-per episode carries a copy of the policy, each worker keeps its env between jobs, and
-the episodes' batches are laid end to end (`concat`).
+`swarm_envs.distributed.WorkerPool` (Ray actors for `swarm-envs train --ray`), the way
+both trainers do (`swarm_envs.baselines.remote`): one job per episode carries a copy of
+the policy, each worker keeps its env between jobs, and the episodes' batches are laid
+end to end (`concat`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ import numpy as np
 import torch
 
 from swarm_envs.baselines.ppo.maths import decision_rewards
-from swarm_envs.distributed import WorkerError, WorkerPool, worker_env
+from swarm_envs.baselines.remote import collect_remote
+from swarm_envs.distributed import WorkerPool
 
 
 @dataclass
@@ -196,29 +198,9 @@ def _assemble(envs, agents, seqs, step_rewards, final, policy, device) -> Rollou
 # ---------------------------------------------------------------------------- on workers
 
 
-@dataclass(frozen=True)
-class EpisodeJob:
-    """One episode for a remote worker (picklable).
-
-    Attributes:
-        env: a zero-argument factory of the menu-mode env (the worker keeps what it builds).
-        policy: the policy to sample from, on the CPU.
-        seed: the episode's reset seed, and the seed of the worker's sampling.
-        time_cap: the episode's time cap (virtual seconds).
-    """
-
-    env: Callable[[], Any]
-    policy: torch.nn.Module
-    seed: int
-    time_cap: float
-
-
-def collect_episode(job: EpisodeJob) -> Rollouts:
-    """`collect` of one episode in this worker, on its kept env (a pool's `fn`)."""
-    torch.manual_seed(job.seed)  # the sampling is a function of the episode, not the worker
-    with worker_env(job.env) as env:
-        env.set_time_cap(job.time_cap)
-        return collect([env], job.policy, [job.seed])
+def sample_episode(env: Any, policy: torch.nn.Module, seed: int) -> Rollouts:
+    """`collect` of one episode on `env` (the `sample` of a remote episode job)."""
+    return collect([env], policy, [seed])
 
 
 def collect_on(
@@ -230,22 +212,17 @@ def collect_on(
 ) -> Rollouts:
     """One episode per seed on the pool's workers, as one batch in the seeds' order.
 
-    An episode whose worker died or hung is left out and counted in `failed` (the pool
-    replaces the worker and logs why).
+    Each job carries a CPU copy of the policy (`swarm_envs.baselines.remote`). An episode
+    whose worker died or hung is left out and counted in `failed` (the pool replaces the
+    worker and logs why).
 
     Raises:
         WorkerError: every episode failed.
     """
     shipped = copy.deepcopy(policy).cpu()
-    jobs = [EpisodeJob(env, shipped, int(seed), time_cap) for seed in seeds]
-    done = pool.run(collect_episode, jobs)
-    parts = [d.value for d in done if d.ok]
-    if not parts:
-        raise WorkerError(
-            f"all {len(jobs)} rollouts failed on the workers; the first: {done[0].error}"
-        )
+    parts, failed = collect_remote(pool, sample_episode, env, shipped, seeds, time_cap)
     batch = concat(parts)
-    batch.failed = len(done) - len(parts)
+    batch.failed = failed
     return batch
 
 

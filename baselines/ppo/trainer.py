@@ -155,8 +155,11 @@ def make_envs(args: Args) -> list:
 
 
 def episode_seeds(args: Args, update: int) -> list[int]:
-    """The reset seeds of an update's rollouts: a function of the seed and the update only."""
-    return [args.seed * 1_000_003 + update * args.num_envs + e for e in range(args.num_envs)]
+    """The reset seeds of an update's rollouts: a function of the seed and the update only.
+
+    Update u (from 1) runs episodes u * num_envs .. of the run's block (`runs.episode_seeds`).
+    """
+    return runs.episode_seeds(args.seed, update * args.num_envs, args.num_envs)
 
 
 def evaluate(
@@ -303,7 +306,7 @@ def train(args: Args) -> Summary:
         policy.load_state_dict(resumed["policy"])
         optimizer.load_state_dict(resumed["optimizer"])
         optimizer.param_groups[0]["lr"] = args.learning_rate  # a resumed run may lower it
-        schedule = TimeCapSchedule.model_validate(resumed["schedule"])
+        schedule = runs.restore_schedule(resumed["schedule"])
         runs.set_rng_state(resumed["rng"], np_rng)
         saved, global_step, history = resumed["update"], resumed["global_step"], resumed["history"]
         start = saved + 1
@@ -317,7 +320,7 @@ def train(args: Args) -> Summary:
         return {
             "policy": policy.state_dict(),
             "optimizer": optimizer.state_dict(),
-            "schedule": schedule.model_dump(),
+            "schedule": runs.schedule_state(schedule),
             "rng": runs.rng_state(np_rng),
             "update": update,
             "global_step": global_step,
@@ -392,6 +395,16 @@ def train(args: Args) -> Summary:
                         writer.add_scalar(key, value, global_step)
                 history.append(row)
                 progress.update(bar, completed=update, ret=row["charts/episodic_return"], cap=cap)
+                if args.progress and not progress.console.is_terminal:
+                    # Off a terminal the bar does not render: one plain line per update.
+                    progress.console.print(
+                        f"update {update}/{args.num_updates}: return "
+                        f"{row['charts/episodic_return']:.2f}, cap {cap:g}s, "
+                        f"decisions {len(batch)}, policy loss {stats['losses/policy_loss']:.4f}",
+                        markup=False,
+                        highlight=False,
+                        soft_wrap=True,
+                    )
 
                 every = args.checkpoint_every
                 if (every and update % every == 0) or update == args.num_updates:

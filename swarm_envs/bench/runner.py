@@ -561,7 +561,18 @@ def _run(
             ef.flush()
             results.append(result)
             s = result.spec
-            bar.update(job, advance=1, last=f"{s.task_id} {s.label} x{s.size} seed {s.seed}")
+            last = f"{s.task_id} {s.label} x{s.size} seed {s.seed}"
+            bar.update(job, advance=1, last=last)
+            if progress and not bar.console.is_terminal:
+                # Off a terminal (a log file, a scheduler, CI) the bar does not render:
+                # one plain line per episode shows the run's progress there instead.
+                bar.console.print(
+                    f"episode {len(results)}/{len(specs)}: {last}: {result.status}, "
+                    f"{result.tests_final}/{result.tests_total} tests",
+                    markup=False,
+                    highlight=False,
+                    soft_wrap=True,
+                )
     results.sort(key=lambda r: r.spec.index)
     return results
 

@@ -83,7 +83,7 @@ class SwarmAECEnv(AgentSpaces, AECEnv[str, str, Any]):
 
     def observe(self, agent: str) -> str:
         """The latest observation of `agent`."""
-        return self._episode.agents[self._agent(agent)].obs
+        return self._episode.agents[self.agent_index(agent)].obs
 
     def _next_ready(self) -> str:
         ep = self._episode
@@ -99,7 +99,7 @@ class SwarmAECEnv(AgentSpaces, AECEnv[str, str, Any]):
             return
         ep = self._episode
         self._cumulative_rewards[agent] = 0.0
-        out = ep.step({self._agent(agent): action})
+        out = ep.step({self.agent_index(agent): action})
         for j in out.changed:
             self.infos[self.possible_agents[j]] = ep.agents[j].info
         self.rewards = dict.fromkeys(self.agents, out.reward)

@@ -32,7 +32,38 @@ class UnknownResetOption(UserWarning):
     """`reset(options=...)` got a key it does not know (a typo of `time_cap`?)."""
 
 
-class SwarmBase:
+class Rebuilt:
+    """Pickling by recipe, and the sticky time cap, which the episode holds (one owner).
+
+    An environment crosses processes (vector-env workers, Ray actors, deepcopy) as the
+    recipe it was built from (`_recipe`: its constructor's keyword arguments) plus its
+    sticky settings: a running episode holds a sandbox and processes that cannot be
+    copied, so the copy starts un-reset. The forms here and menu mode (which wraps a
+    text env) share it; the cap itself is only ever the episode's.
+    """
+
+    _recipe: dict[str, Any]
+
+    @property
+    def episode(self) -> Episode:
+        """The simulation behind the environment (clock, workspace, scorer, messages)."""
+        raise NotImplementedError
+
+    def set_time_cap(self, seconds: float) -> None:
+        """Set the time cap (virtual seconds) of every later episode; `math.inf`: no cap.
+
+        It holds for every later `reset`, including the automatic resets of vector
+        environments (`vec_env.call("set_time_cap", s)`); `reset(options={"time_cap": s})`
+        still overrides it for one episode. The running episode keeps its cap.
+        """
+        self.episode.set_time_cap(seconds)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        sticky = {"time_cap": self.episode.default_time_cap}
+        return (_rebuild, (type(self), self._recipe, sticky))
+
+
+class SwarmBase(Rebuilt):
     """Configuration, task, episode, reset options, time cap, render and close."""
 
     metadata: dict[str, Any] = {
@@ -70,26 +101,10 @@ class SwarmBase:
         self._episode = Episode(self.task, self.config)
         self.agents: list[str] = []
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        # An environment crosses processes (vector-env workers, Ray actors, deepcopy) as
-        # the recipe it was built from plus its sticky settings: a running episode holds
-        # a sandbox and processes that cannot be copied, so the copy starts un-reset.
-        sticky = {"time_cap": self._episode.default_time_cap}
-        return (_rebuild, (type(self), self._recipe, sticky))
-
     @property
     def episode(self) -> Episode:
         """The simulation behind the environment (clock, workspace, scorer, messages)."""
         return self._episode
-
-    def set_time_cap(self, seconds: float) -> None:
-        """Set the time cap (virtual seconds) of every later episode; `math.inf`: no cap.
-
-        It holds for every later `reset`, including the automatic resets of vector
-        environments (`vec_env.call("set_time_cap", s)`); `reset(options={"time_cap": s})`
-        still overrides it for one episode. The running episode keeps its cap.
-        """
-        self._episode.set_time_cap(seconds)
 
     def _reset_episode(self, seed: int | None, options: Mapping[str, Any] | None) -> None:
         if options is None:
@@ -142,7 +157,12 @@ class SwarmBase:
         """Release the sandbox (safe to call twice)."""
         self._episode.close()
 
-    def _agent(self, name: str) -> int:
+    def agent_index(self, name: str) -> int:
+        """The index of agent `name` in `possible_agents` (`"agent_3"` -> 3).
+
+        Raises:
+            Error: `name` is not one of this environment's agents (the message names them).
+        """
         try:
             return self._index[name]
         except (KeyError, TypeError):
@@ -151,7 +171,7 @@ class SwarmBase:
             ) from None
 
 
-def _rebuild(cls: type[SwarmBase], recipe: dict[str, Any], sticky: dict[str, Any]) -> SwarmBase:
+def _rebuild(cls: type[Rebuilt], recipe: dict[str, Any], sticky: dict[str, Any]) -> Rebuilt:
     """Unpickle an environment: build it from its recipe, restore its sticky settings."""
     env = cls(**recipe)
     env.set_time_cap(sticky["time_cap"])
@@ -170,8 +190,8 @@ class AgentSpaces(SwarmBase):
 
     def observation_space(self, agent: str) -> Space:
         """Text observations: the tool result, new messages and a status line."""
-        return self.observation_spaces[self.possible_agents[self._agent(agent)]]
+        return self.observation_spaces[self.possible_agents[self.agent_index(agent)]]
 
     def action_space(self, agent: str) -> Space:
         """Text actions: one tool call as JSON (dicts and `ToolCall` models are also accepted)."""
-        return self.action_spaces[self.possible_agents[self._agent(agent)]]
+        return self.action_spaces[self.possible_agents[self.agent_index(agent)]]

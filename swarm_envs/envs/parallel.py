@@ -161,7 +161,8 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
             raise ResetNeeded("step() on a finished or unstarted episode; call reset() first")
         ep, index = self._episode, self._index
         submissions = {
-            index[name] if name in index else self._agent(name): a for name, a in actions.items()
+            index[name] if name in index else self.agent_index(name): a
+            for name, a in actions.items()
         }
         if not self._warned_idle and not ep.ready.issubset(submissions):
             self._warn_idle(sorted(ep.ready.difference(submissions)))

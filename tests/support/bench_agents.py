@@ -1,4 +1,4 @@
-"""Agents for the bench's tests, imported by path (`bench_agents:...`) in worker processes.
+"""Agents for the bench's tests, imported by path (`support.bench_agents:...`) in worker processes.
 
 `tests/` is on `sys.path` under pytest, and spawned workers inherit the parent's path.
 """
