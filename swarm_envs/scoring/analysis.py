@@ -713,16 +713,16 @@ def _analyze(tree: ast.Module, data: bytes, package: str) -> FileFacts:  # noqa:
     module_refs: set[str] = set(made_at_import)
     refs.scan(module_roots, module_refs)
     assigned: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Global):
-            assigned.update(node.names)
+    for sub in ast.walk(tree):
+        if isinstance(sub, ast.Global):
+            assigned.update(sub.names)
     for top in tree.body:
         if not isinstance(top, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            for node in ast.walk(top):
-                if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-                    assigned.add(node.id)
-                elif isinstance(node, ast.alias) and node.asname:
-                    assigned.add(node.asname)
+            for sub in ast.walk(top):
+                if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load):
+                    assigned.add(sub.id)
+                elif isinstance(sub, ast.alias) and sub.asname:
+                    assigned.add(sub.asname)
     return FileFacts(
         imports=tuple(imports),
         skeleton="skel:" + digest(_cut(lines, cuts)),
