@@ -122,8 +122,8 @@ def test_rollouts_on_ray_actors_are_those_of_the_same_jobs_here(local_ray):
     from swarm_envs.baselines.ppo import Args
     from swarm_envs.baselines.ppo.policy import MenuPolicy
     from swarm_envs.baselines.ppo.rollout import collect_on, concat, sample_episode
-    from swarm_envs.baselines.remote import EpisodeJob, run_episode
     from swarm_envs.baselines.ppo.trainer import env_recipe
+    from swarm_envs.baselines.remote import EpisodeJob, run_episode
     from swarm_envs.distributed import Runner, WorkerPool
 
     recipe = env_recipe(Args(task="calc", num_agents=2, time_cap=10.0))
