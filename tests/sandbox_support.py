@@ -16,6 +16,7 @@ import fcntl
 import os
 import pathlib
 import shutil
+import socket
 import signal
 import subprocess
 import tempfile
@@ -331,7 +332,8 @@ def attack(opts: dict[str, object]) -> dict[str, object]:
         return out
     reports = pathlib.Path(importlib.util.find_spec("_pytest").origin).parent / "reports.py"  # type: ignore[arg-type,union-attr]
     targets = [*ATTACK_PATHS, str(opts["host_home"]), str(reports.parent)]
-    with sb:
+    listener = socket.create_server(("127.0.0.1", 0))
+    with sb, listener:
         out["describe"] = sb.describe()
         out["protections"] = sb.protections
         out["weakness"] = sb.weakness()
@@ -343,8 +345,12 @@ def attack(opts: dict[str, object]) -> dict[str, object]:
                 f"echo x > {t}/swarm-attack-{token} 2>/dev/null && echo {t};" for t in targets
             )
             + f" echo '# {token}' >> {reports} 2>/dev/null && echo tampered;",
+            # A listener of the host's on loopback: a command in the host's network
+            # namespace reaches it (0), one in a namespace of its own cannot. Nothing here
+            # is ever sent beyond this machine.
             "net": 'python3 -c "import socket; s=socket.socket(); s.settimeout(3); '
-            "print(s.connect_ex(('1.1.1.1', 53)))\"; ls /sys/class/net",
+            f"print(s.connect_ex(('127.0.0.1', {listener.getsockname()[1]})))\"; "
+            "ls /sys/class/net",
             "procs": "ls /proc | grep -c '^[0-9]'",
             "mp": 'python3 -c "import multiprocessing as m\n'
             "if __name__ == '__main__':\n"

@@ -97,7 +97,7 @@ def _assert_confined(report: dict, uid: int | None) -> None:
     for listing in (runs["root"], runs["home"]):
         assert report["secret"] not in listing
     assert "tampered" not in runs["write"]  # site-packages are read-only in the view
-    assert runs["net"].splitlines()[0] != "0"  # no route out
+    assert runs["net"].splitlines()[0] != "0"  # the host's loopback listener is out of reach
     assert int(runs["procs"].strip()) < 10  # its own pid namespace
     assert runs["mp"].strip() == "3 7", runs["mp"]  # multiprocessing works inside
     worker_uid, scored = report["worker"].split()
