@@ -35,6 +35,7 @@ import swarm_envs
 
 AGENTS = 2
 ENDS: list[float] = []  # when each in-process episode's last step returned (before close)
+STARTS: list[float] = []  # when each in-process episode's first step began
 
 
 def actions(seed: int, step: int, ready: list[str]) -> dict[str, str]:
@@ -62,6 +63,7 @@ def local_episode(seed: int, steps: int, lat: list[float], opened: threading.Bar
     seen = []
     obs, _ = env.reset(seed=seed)
     opened.wait()
+    STARTS.append(time.perf_counter())
     try:
         for k in range(steps):
             acts = actions(seed, k, env.ready_agents)
@@ -89,10 +91,9 @@ def local(sessions: int, steps: int, seed0: int) -> tuple[dict[int, list[str]], 
     for t in threads:
         t.start()
     opened.wait()
-    t0 = time.perf_counter()
     for t in threads:
         t.join()
-    return seen, lat, max(ENDS[-sessions:]) - t0
+    return seen, lat, max(ENDS[-sessions:]) - min(STARTS[-sessions:])
 
 
 # ---------------------------------------------------------------------- through the server
