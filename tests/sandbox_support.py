@@ -16,8 +16,8 @@ import fcntl
 import os
 import pathlib
 import shutil
-import socket
 import signal
+import socket
 import subprocess
 import tempfile
 import time
