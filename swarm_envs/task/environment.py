@@ -34,11 +34,6 @@ WHEELS = "wheels"
 _lock = threading.Lock()
 
 
-def cache_root() -> Path:
-    """Where environments are kept: the `environments` cache (`swarm_envs.cache`)."""
-    return cache.folder("environments")
-
-
 def environment_key(requires: Sequence[str], wheels: Path | None) -> str:
     """A digest of what the environment holds: the pins, this Python and the wheels."""
     h = hashlib.blake2b(digest_size=10)
@@ -60,7 +55,7 @@ def ensure_environment(
         requires: exact requirement pins of every distribution needed (dependencies
             included: pip installs them with `--no-deps`).
         wheels: a folder of wheels to install from instead of the package index.
-        root: where environments live (default: `cache_root()`).
+        root: where environments live (default: the `environments` cache of `swarm_envs.cache`).
 
     Raises:
         RequirementsError: pip is missing or the installation failed (with pip's reason).
@@ -68,7 +63,7 @@ def ensure_environment(
     if not requires:
         return None
     wheels = wheels if wheels is not None and wheels.is_dir() else None
-    root = root or cache_root()
+    root = root or cache.folder("environments")
     dest = root / environment_key(requires, wheels)
     if dest.is_dir():
         return dest
