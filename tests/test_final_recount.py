@@ -9,7 +9,7 @@ through the public API.
 from __future__ import annotations
 
 import pytest
-from conftest import call, step_one
+from support.helpers import call, step_one
 
 from swarm_envs.scoring.keys import shared_entries
 
