@@ -49,8 +49,19 @@ from swarm_envs.error import ScoringError
 
 #: the pytest releases the guard is tested with (pyproject.toml pins the same range)
 PYTEST_RANGE = ("8.0", "9.3")
-#: the distributions whose installed files decide outcomes
-DISTRIBUTIONS = ("pytest", "pluggy", "iniconfig", "packaging", "swarm-envs")
+#: the distributions whose installed files decide outcomes: pytest and what it imports
+#: (pygments for its reports; before 3.11 the backports; a missing one is skipped), and
+#: the scorer's own files
+DISTRIBUTIONS = (
+    "pytest",
+    "pluggy",
+    "iniconfig",
+    "packaging",
+    "pygments",
+    "exceptiongroup",
+    "tomli",
+    "swarm-envs",
+)
 #: distributions that must have RECORD hashes (swarm-envs may be an editable checkout)
 _REQUIRED = ("pytest", "pluggy")
 #: within swarm-envs, the files that take part in scoring (the rest is not the harness)
