@@ -12,7 +12,6 @@ from functools import cache
 
 from swarm_envs.sandboxes.base import Sandbox, ScoringHost, WorkerHandle
 from swarm_envs.task import Task
-from swarm_envs.task.environment import read_environment
 
 from .worker.protocol import Deframer
 
