@@ -222,8 +222,10 @@ REAL = sorted(t for t in BUNDLED if get_task(t).manifest.suite == "real")
 # tabulate's took the test's whole 15-minute limit. Every real task is validated (above)
 # and checked by the harness; the scripted episodes run on the quicker ones, and the
 # generated instances (two validations and two episodes each) on the two smallest, so
-# that the slow suite stays well inside the CI budget.
-REAL_SOLVED = [t for t in REAL if not t.startswith("tabulate-")]
+# that the slow suite stays well inside the CI budget. cachetools (462 tests) too: with 20
+# units its validation took 84 s and its wrong candidates 155 s on two busy cores, but its
+# episode ran past 15 minutes there.
+REAL_SOLVED = [t for t in REAL if not t.startswith(("tabulate-", "cachetools-"))]
 REAL_GENERATED = [t for t in REAL if t.startswith(("shortuuid-", "xmltodict-"))]
 
 

@@ -41,7 +41,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from swarm_envs.error import ProjectError, TaskError
+from swarm_envs.error import ProjectError, ScoringError, TaskError
 
 __all__ = [
     "CATALOGUE",
@@ -170,6 +170,8 @@ class Outcome:
 # ---------------------------------------------------------------------------- causes
 
 _CAUSES: tuple[tuple[str, str], ...] = (
+    ("too few tests", "too few tests"),
+    ("does not collect", "tests do not collect"),
     ("no pytest tests found", "no tests in the sdist"),
     ("no Python code found", "no code outside the tests"),
     ("do not collect", "tests do not collect"),
@@ -190,7 +192,6 @@ _CAUSES: tuple[tuple[str, str], ...] = (
     ("starting state already passes", "the start passes every test"),
     ("integrity guard", "flagged by the integrity guard"),
     ("compiled", "compiled code"),
-    ("too few tests", "too few tests"),
 )
 
 
@@ -355,7 +356,7 @@ def build_one(
             _instances(task, kind, count, instance_k, folder / INSTANCES, out)
         if instances:
             lap("instances")
-    except (TaskError, OSError) as e:
+    except (TaskError, ScoringError, OSError) as e:
         text = str(e)
         out.cause = cause_of(text)
         out.detail = "\n".join(text.strip().splitlines()[:8])[:1500]

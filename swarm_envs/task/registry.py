@@ -7,6 +7,7 @@ reach worker processes through `$SWARM_ENVS_TASKS`.
 
 from __future__ import annotations
 
+import contextlib
 import copyreg
 import logging
 import os
@@ -14,6 +15,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from swarm_envs import cache
 from swarm_envs.error import ManifestError, TaskError, UnknownTask, VersionNotFound
 from swarm_envs.task.manifest import MANIFEST, NAME_PATTERN, Task, load_manifest
 
@@ -155,15 +157,18 @@ SUITES_ENV = "SWARM_ENVS_SUITES"
 
 def _built_suites() -> dict[str, Path]:
     """The valid tasks of every suite that make-suite built (`<suite folder>/tasks/*`)."""
-    from swarm_envs import cache
-
     base = cache.path("suites")
-    folders = sorted(base.glob("*")) if base is not None and base.is_dir() else []
+    folders: list[Path] = []
+    # A cache folder this user cannot read (another user's, or a sandbox's view) holds no
+    # suite for this process: never a reason for `import swarm_envs` to fail.
+    with contextlib.suppress(OSError):
+        folders = sorted(base.glob("*")) if base is not None and base.is_dir() else []
     folders += [Path(p) for p in os.environ.get(SUITES_ENV, "").split(os.pathsep) if p]
     found: dict[str, Path] = {}
     for folder in folders:
-        if (folder / "tasks").is_dir():
-            found.update(discover(folder / "tasks"))
+        with contextlib.suppress(OSError):
+            if (folder / "tasks").is_dir():
+                found.update(discover(folder / "tasks"))
     return found
 
 
