@@ -16,8 +16,8 @@ outcomes apart:
 
 Any mismatch raises `ScoringError` naming it, out of the scorer's constructor, so a reset
 fails loudly instead of starting an episode in which nothing can pass. The canary runs in
-its own folders of the sandbox's private scoring area (`canary/bin`, `canary/tree`): the
-episode's worker settings and trees are not touched.
+its own folders of the sandbox's private scoring area (`canary/<run>/bin`, `.../tree`, one
+pair per check): the episode's worker settings and trees are not touched.
 
 A passed check is remembered per process, for the sandbox's kind, image and Python, the
 scorer's mode and the harness digest: the canary costs one worker start per process (the
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import secrets
 import threading
 import time
 
@@ -39,9 +40,9 @@ from .channel import Channel, _worker_files, limits_for_children, run_once, send
 from .disk import where
 from .worker.protocol import RunState
 
-#: the canary's folders in the scoring area
-BIN = "canary/bin"
-TREE = "canary/tree"
+#: the folder of the scoring area under which each check gets its own (`bin/`, `tree/`):
+#: scorers of one sandbox check at the same time (a fast and a subprocess scorer side by side)
+FOLDER = "canary"
 
 #: the canary project: a package and its tests, one of each outcome
 PROJECT: dict[str, str] = {
@@ -239,27 +240,33 @@ def judge(results: dict[str, tuple[bool, str]], findings: list[dict]) -> list[st
     return problems
 
 
-def install(host: ScoringHost) -> None:
-    """Write the worker and the canary project into the scoring area's canary folders."""
+def install(host: ScoringHost, folder: str) -> tuple[str, str]:
+    """Write the worker and the canary project under `folder` of the scoring area.
+
+    Returns: the worker's folder and the project's, relative to the scoring area.
+    """
+    bin_dir, tree = f"{folder}/bin", f"{folder}/tree"
     bin_files = {**_worker_files(), "pytest.ini": _INI}
     bin_files["task.json"] = json.dumps(_SETTINGS, sort_keys=True).encode()
-    host.sync(BIN, bin_files)
-    host.sync(TREE, {rel: text.encode() for rel, text in PROJECT.items()})
+    host.sync(bin_dir, bin_files)
+    host.sync(tree, {rel: text.encode() for rel, text in PROJECT.items()})
+    return bin_dir, tree
 
 
 def run(
     host: ScoringHost, sandbox: Sandbox, mode: str
 ) -> tuple[dict[str, tuple[bool, str]], list[dict]]:
     """Score the canary in `mode`; its outcomes and the guard's findings."""
-    install(host)
-    tree = f"{host.inside_dir}/{TREE}"
-    ini = f"{host.inside_dir}/{BIN}/pytest.ini"
+    folder = f"{FOLDER}/{secrets.token_hex(6)}"
+    bin_dir, rel_tree = install(host, folder)
+    tree = f"{host.inside_dir}/{rel_tree}"
+    ini = f"{host.inside_dir}/{bin_dir}/pytest.ini"
     limits = limits_for_children(sandbox)
     try:
         if mode == "serve":
-            return _serve(host, tree, ini, limits)
+            return _serve(host, bin_dir, tree, ini, limits)
         hello = {"tree": tree, "targets": ["tests"], "select": None, "limits": limits}
-        recs = run_once(host, "once", hello, timeout_s=60, bin_dir=BIN, ini=ini)
+        recs = run_once(host, "once", hello, timeout_s=60, bin_dir=bin_dir, ini=ini)
         st = RunState()
         for r in recs:
             if r.get("ev") != "host_timeout":
@@ -274,14 +281,14 @@ def run(
         return results, list(st.findings)
     finally:
         with contextlib.suppress(OSError, Exception):
-            host.remove_tree(TREE)
+            host.remove_tree(folder)
 
 
 def _serve(
-    host: ScoringHost, tree: str, ini: str, limits: dict[str, float]
+    host: ScoringHost, bin_dir: str, tree: str, ini: str, limits: dict[str, float]
 ) -> tuple[dict[str, tuple[bool, str]], list[dict]]:
     """One request to a fork server started from the canary's folder."""
-    handle = host.start_worker(worker_argv(host, "serve", bin_dir=BIN), long_lived=True)
+    handle = host.start_worker(worker_argv(host, "serve", bin_dir=bin_dir), long_lived=True)
     try:
         ch = Channel(handle)
         send(handle, {"ini": ini, "limits": limits, "pidns": host.worker_owns_pid_namespace})

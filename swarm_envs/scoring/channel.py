@@ -77,7 +77,7 @@ def worker_argv(host: ScoringHost, mode: str, *, bin_dir: str = "bin") -> list[s
     """The command line that starts the worker in `mode` inside the sandbox.
 
     `bin_dir`: the folder of the scoring area the worker was installed in (the canary
-    project has its own, `canary.BIN`).
+    project has its own, under `canary.FOLDER`).
     """
     return [host.python, "-I", "-B", f"{host.inside_dir}/{bin_dir}/run.py", mode]
 
