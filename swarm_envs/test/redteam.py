@@ -306,7 +306,7 @@ def mean(values):
 #: a small task whose tests compare the project's own value types (`values_task`)
 SHAPES_MANIFEST = """name = "shapes"
 version = 0
-suite = "mini"
+suite = "custom"
 description = \"\"\"Points and paths (package `shapes`): implement the stubs so that tests/ pass.\"\"\"
 
 [tests]
