@@ -6,6 +6,7 @@ have in common lives here, so that the forms differ only in what their APIs diff
 
 from __future__ import annotations
 
+import abc
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -45,9 +46,9 @@ class Rebuilt:
     _recipe: dict[str, Any]
 
     @property
+    @abc.abstractmethod
     def episode(self) -> Episode:
         """The simulation behind the environment (clock, workspace, scorer, messages)."""
-        raise NotImplementedError
 
     def set_time_cap(self, seconds: float) -> None:
         """Set the time cap (virtual seconds) of every later episode; `math.inf`: no cap.
