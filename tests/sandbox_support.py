@@ -91,6 +91,9 @@ class _Engine:
 
         cache = cache_dir()
         cache.mkdir(parents=True, exist_ok=True)
+        # The engine's data root must be a real path (runc refuses a container root under a
+        # symbolic link), and the tests' cache folders are links to the session's.
+        cache = cache.resolve()
         self.run_dir = pathlib.Path(tempfile.mkdtemp(prefix="swarm-envs-dockerd-"))
         data = cache / "dockerd"
         # One engine per data root: a concurrent session gets a fresh one (and rebuilds the

@@ -84,3 +84,40 @@ def test_close_mid_episode_still_counts_fresh(make_env, forge):
     ep = env.unwrapped.episode
     env.close()
     assert ep.settled and ep.recount is not None and ep.recount["final"] == start
+
+
+def _count_fresh_runs(env) -> list[bool]:
+    """Records every fresh evaluation the episode's scorer makes from now on."""
+    scorer = env.unwrapped.episode.scorer
+    runs: list[bool] = []
+    evaluate = scorer.evaluate
+
+    def spy(*args, **kwargs):
+        if kwargs.get("fresh"):
+            runs.append(True)
+        return evaluate(*args, **kwargs)
+
+    scorer.evaluate = spy
+    return runs
+
+
+@pytest.mark.parametrize(
+    ("action", "recounts"),
+    [
+        (call("read_file", tokens=1, path="calc/__init__.py"), 0),
+        (call("run_tests", tokens=1), 1),
+        (call("run_command", tokens=1, command="true"), 1),
+        (unreached(1), 1),
+    ],
+    ids=["read", "run_tests", "run_command", "write"],
+)
+def test_the_last_count_reruns_once_anything_has_touched_the_sandbox(make_env, action, recounts):
+    # The starting count of a fresh run is the final one too while no action has touched the
+    # sandbox; a write, a command or a test run makes the final count run again.
+    env = make_env("calc", num_agents=1)
+    env.reset(seed=0)
+    runs = _count_fresh_runs(env)
+    step_one(env, action)
+    _, _, _, _, infos = env.step({"agent_0": call("done", tokens=1, summary="x")})
+    assert len(runs) == recounts
+    assert infos["agent_0"]["episode"]["r"] == 0

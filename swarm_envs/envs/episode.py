@@ -159,6 +159,11 @@ class Episode:
         self._changed_at: dict[str, int] = {}
         self.settled = False
         self.recount: dict[str, object] | None = None  # the final recount's record
+        # The starting count when it came from a full, fresh run, and whether any action
+        # has touched the sandbox since (a write, a command, a test run): while none has,
+        # that run is the authoritative final count too, and `settle` runs nothing.
+        self._fresh_start: TestReport | None = None
+        self._touched = False
         # Attribution: the writes applied since the last verdict, and every rescore that
         # changed some test's outcome with the writes that preceded it.
         self._applied: list[AppliedAction] = []
@@ -262,6 +267,7 @@ class Episode:
         so it never comes from a cache keyed by reach.
         """
         if report.ran >= len(report.per_test):
+            self._fresh_start = report
             return report  # every test ran now
         scorer = self._scorer()
         key = (self.task.root, self.config.scorer, self.config.sandbox, repr(scorer.sandbox.limits))
@@ -272,6 +278,7 @@ class Episode:
             if fresh.verdict != "ok":
                 return report
             hit = _TRUE_STARTS.put((*key, snapshot), fresh)
+        self._fresh_start = hit
         return hit
 
     def settle(self) -> float:
@@ -284,12 +291,18 @@ class Episode:
         final count minus the true starting count. A disagreement is recorded in
         `infos["integrity"]` (kind `final_recount`: which tests, since which step) and
         in `recount`. Called when the episode ends, by `close()`, and by anyone who asks
-        for the final count; only the first call runs anything.
+        for the final count; only the first call runs anything, and nothing runs when no
+        action has touched the sandbox since a fresh run gave the starting count (that run
+        is then the final one: the workspace and everything that could run in it are as
+        they were).
         """
         if self.settled or not self.started or self.scorer is None:
             return 0.0
         self.settled = True
-        report = self._scorer().evaluate(held_out=True, fresh=True)
+        if self._fresh_start is not None and not self._touched:
+            report = self._fresh_start
+        else:
+            report = self._scorer().evaluate(held_out=True, fresh=True)
         if report.verdict != "ok":
             self.integrity = [
                 *self.integrity,
@@ -690,6 +703,8 @@ class Episode:
 
     def _apply(self, st: AgentState, tool: str, args: Any) -> str:
         spec = TOOLS[tool]
+        if spec.writes or tool == "run_tests":
+            self._touched = True  # before the handler: a failed write may have written
         out = spec.handler(self, st.index, args)
         if spec.writes:
             self.dirty = True
