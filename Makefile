@@ -10,7 +10,11 @@ DEV    := $(VENV)/.dev-$(HASH)
 BENCH  := $(VENV)/.bench-$(HASH)
 DOCKER := $(VENV)/.docker-tools
 
-.PHONY: demo test test-slow test-all test-pytest-range lint layout bench clean
+.PHONY: demo test test-slow test-long test-all test-pytest-range lint layout bench clean
+
+# The suites run on pytest-xdist workers: most tests wait on sandboxed pytest runs, so four
+# workers keep two cores busy. `make test XDIST=` runs them in one process.
+XDIST ?= -n 4 --dist loadgroup
 
 # $(call need,COMMAND,DEBIAN PACKAGE,what is lost without it): install the package when the
 # command is missing and this is root with apt; otherwise say what is lost, and go on.
@@ -52,12 +56,19 @@ demo: $(BENCH)
 		--sizes 1 4 --seeds 0 1 2 --workers 2 --out bench_out
 
 # The fast suite: what a newcomer runs (at most 10 minutes on two cores).
-test: $(DEV) $(DOCKER)
-	$(PY) -m pytest -q -m "not slow"
+test: $(DEV)
+	$(PY) -m pytest -q -m "not slow and not long" $(XDIST)
 
-# The slow suite: real projects end to end, the whole red-team catalogue, every task checked.
+# The slow suite (CI runs it after the fast one): the Docker backend's tests, the trainers
+# learning, real projects end to end, the red-team catalogue on the fast scorer, a real and
+# a generated task through every check.
 test-slow: $(DEV) $(DOCKER)
-	$(PY) -m pytest -q -m slow
+	$(PY) -m pytest -q -m "slow and not long" $(XDIST)
+
+# The long suite (hours; before a release, not in CI): every bundled task checked and
+# solved, the whole red-team catalogue on both scorers.
+test-long: $(DEV) $(DOCKER)
+	$(PY) -m pytest -q -m long $(XDIST)
 
 # What CI runs (.ci/run): the architecture checked first, then both suites.
 test-all: lint test test-slow

@@ -47,6 +47,7 @@ def _positive_float(text: str) -> float:
 def cmd_list(args: argparse.Namespace) -> int:
     """List the registered tasks."""
     from swarm_envs.scoring import collect_test_ids
+    from swarm_envs.scoring.disk import DiskCache
     from swarm_envs.task import get_task, registered
 
     tasks = sorted(
@@ -57,9 +58,12 @@ def cmd_list(args: argparse.Namespace) -> int:
     table = Table(title="swarm-envs tasks")
     for col in ("suite", "task", "tests", "units", "layered", "test run (s)"):
         table.add_column(col, justify="left" if col in ("suite", "task") else "right")
+    # The reference solutions' collections, kept on disk by the task folders' content: a
+    # second `list` collects nothing.
+    disk = DiskCache.default()
     with console.status("collecting the tests of each task..."):
         for t in tasks:
-            tests = len(collect_test_ids(t).ids)
+            tests = len(collect_test_ids(t, disk=disk).ids)
             layered = sum(1 for u in t.units if u.depends_on)
             table.add_row(
                 t.manifest.suite,

@@ -95,3 +95,18 @@ def no_ray(ray_session):
     joins one itself)."""
     ray_session.down()
     return ray_session.ray
+
+
+def _uses_docker(item: pytest.Item) -> bool:
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return "docker_engine" in item.fixturenames or "docker" in params.values()
+
+
+def pytest_collection_modifyitems(config, items):
+    # The Docker backend's tests are in the slow suite (an engine and its image take a
+    # minute to start), all on one worker under pytest-xdist (`--dist loadgroup`): one
+    # engine per run. The fast suite runs every contract on the local sandbox.
+    for item in items:
+        if _uses_docker(item):
+            item.add_marker(pytest.mark.slow)
+            item.add_marker(pytest.mark.xdist_group("docker"))

@@ -1,6 +1,7 @@
 """The `swarm-envs` command, as a user runs it."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -33,9 +34,10 @@ def test_wrong_arguments_are_clear():
 
 
 def test_list_shows_tasks(capsys):
-    assert main(["list"]) == 0
+    assert main(["list", "--suite", "mini"]) == 0
     out = capsys.readouterr().out
-    assert "calc-v0" in out and "mini" in out
+    assert "calc-v0" in out and "mini" in out and "jsonkit-v0" not in out
+    assert re.search(r"calc-v0\D+13\b", out), out  # its 13 tests, collected
 
 
 def test_run_records_and_replay_summarises(tmp_path, capsys):

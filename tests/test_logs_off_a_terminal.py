@@ -47,6 +47,7 @@ def test_the_menu_trainer_logs_a_line_per_update_and_its_table(tmp_path):
     assert "episodic return (first -> last update)" in text and "checkpoint.pt" in text
 
 
+@pytest.mark.slow
 def test_the_lm_trainer_logs_a_line_per_update(tmp_path):
     pytest.importorskip("torch")
     pytest.importorskip("transformers")

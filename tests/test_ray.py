@@ -47,6 +47,7 @@ def kill_actor(actor, timeout_s: float = 30.0) -> None:
     raise AssertionError(f"the actor still answers {timeout_s} s after ray.kill")
 
 
+@pytest.mark.slow
 def test_vector_env_on_ray_actors_steps_and_survives_a_killed_actor(local_ray):
     with make_vec("calc", 2, vectorization_mode="ray", num_agents=1, time=TIME) as envs:
         obs, infos = envs.reset(seed=5)

@@ -18,6 +18,10 @@ ray = pytest.importorskip("ray")
 
 UNREACHABLE = "127.0.0.1:9"  # the discard port: nothing answers there
 
+# Each runs a whole command over a Ray cluster of its own: the slow suite (tests/test_ray.py
+# keeps Ray's actors and workers in the fast one).
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.timeout(300)  # only a hang fails it: the probe gives up after 5 s
 def test_bench_with_an_unreachable_address_fails_before_writing(no_ray, tmp_path, capsys):

@@ -320,6 +320,7 @@ def sdist(folder: Path, name: str, version: str, files: dict[str, str]) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_make_suite_builds_resumes_and_registers_a_suite(tmp_path, wheelhouse, user_cache, capsys):
     good = sdist(tmp_path, "spellnum", "1.4.2", REAL)
     broken = sdist(

@@ -31,7 +31,7 @@ def _python(code: str) -> str:
     return _run(f"echo {b64} | base64 -d > /tmp/x.py && python /tmp/x.py")
 
 
-@pytest.fixture(params=["fast", "subprocess"])
+@pytest.fixture(params=["fast", pytest.param("subprocess", marks=pytest.mark.slow)])
 def env(request):
     env = swarm_envs.parallel_env(
         "calc",
