@@ -82,8 +82,9 @@ test-pytest-range:
 	  echo "== pytest $$v"; \
 	  test -x build/pytest-$$v/bin/python || $(PYTHON) -m venv build/pytest-$$v || exit 1; \
 	  build/pytest-$$v/bin/pip install -q -e '.[docker]' "pytest==$$v" \
-	    "pytest-timeout>=2.2" "hypothesis>=6.90" || exit 1; \
-	  build/pytest-$$v/bin/python -m pytest -q -m "not slow" tests/scoring || exit 1; \
+	    "pytest-timeout>=2.2" "pytest-xdist>=3.5" "hypothesis>=6.90" || exit 1; \
+	  build/pytest-$$v/bin/python -m pytest -q -m "not slow and not long" $(XDIST) \
+	    tests/scoring || exit 1; \
 	done
 
 lint: $(DEV) layout

@@ -104,9 +104,13 @@ def _uses_docker(item: pytest.Item) -> bool:
 
 def pytest_collection_modifyitems(config, items):
     # The Docker backend's tests are in the slow suite (an engine and its image take a
-    # minute to start), all on one worker under pytest-xdist (`--dist loadgroup`): one
-    # engine per run. The fast suite runs every contract on the local sandbox.
+    # minute to start). Under pytest-xdist (`--dist loadgroup`) what a session or a module
+    # starts once stays on one worker: one Docker engine, one local Ray, one bench grid.
     for item in items:
         if _uses_docker(item):
             item.add_marker(pytest.mark.slow)
             item.add_marker(pytest.mark.xdist_group("docker"))
+        elif {"ray_session", "local_ray", "no_ray"} & set(item.fixturenames):
+            item.add_marker(pytest.mark.xdist_group("ray"))
+        elif "bench" in item.fixturenames and item.module.__name__.endswith("test_bench"):
+            item.add_marker(pytest.mark.xdist_group("bench"))
