@@ -215,7 +215,7 @@ class ScriptedAgent:
         _check_work_model(self.work_model, self.context_tokens, self.tokens_per_char)
         if self.p_wrong > 0 and self.wrong is None:
             self.wrong = wrong_candidates(self.task)
-        self._cost = (
+        self.cost = (
             ConversationCost(self.context_tokens, self.tokens_per_char)
             if self.work_model == "conversation"
             else None
@@ -237,8 +237,8 @@ class ScriptedAgent:
         self._dropped = False
         self._read_files: set[str] = set()
         self._context = 0  # characters of observations in the agent's context (flat)
-        if self._cost is not None:
-            self._cost.reset(agent_name, agent_names(self.num_agents), task_info)
+        if self.cost is not None:
+            self.cost.reset(agent_name, agent_names(self.num_agents), task_info)
         self._said_done = self._assigned_out = False
         self._coordinating = self.strategy != "none" and self.num_agents > 1
         names = [u.name for u in self.task.units]
@@ -275,10 +275,10 @@ class ScriptedAgent:
 
     def act(self, observation: str, info: Mapping[str, Any]) -> dict:
         """The next action, given the agent's latest observation and info."""
-        if self._cost is not None:
-            input_tokens = self._cost.observe(observation)
+        if self.cost is not None:
+            input_tokens = self.cost.observe(observation)
             action = self._next(info)
-            self._cost.reply(action)
+            self.cost.reply(action)
         else:
             self._context = min(self._context + len(observation), 4 * self.context_tokens)
             action = self._next(info)
