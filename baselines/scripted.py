@@ -91,8 +91,9 @@ _CUT = truncation_marker(0).split("0", 1)[0].strip()  # how a capped observation
 
 WorkModel = Literal["flat", "conversation"]
 WORK_MODELS: tuple[str, ...] = ("flat", "conversation")
-#: prompt tokens per character of a conversation's JSON, as fitted to `LLMAgent`
-#: conversations by benchmarks/calibrate_work_model.py (see docs/bench.md)
+#: prompt tokens per character of a conversation's JSON: the environment's 4 characters
+#: a token. benchmarks/calibrate_work_model.py fits 0.249 to `LLMAgent` conversations
+#: counted by the test server and 0.27-0.30 by small BPE tokenizers (docs/bench.md)
 TOKENS_PER_CHAR = 0.25
 #: tokens an `LLMAgent` keeps free in its context for the reply (its default `max_tokens`)
 REPLY_TOKENS = 1024
