@@ -44,22 +44,25 @@ def test_flat_reproduces_the_numbers_of_earlier_releases():
     assert (swarm.tokens, swarm.duration_s) == (17398, pytest.approx(74.10657692307693, abs=1e-9))
 
 
-def test_a_lone_agents_input_grows_with_what_it_has_done():
+@pytest.fixture(scope="module")
+def alone():
+    """A lone agent's episode under the conversation model, with room for all of it."""
     trajectory, _ = run(1, p_wrong=0.5, work_model="conversation", context_tokens=32_768)
-    (tokens,) = inputs(trajectory)
-    assert trajectory.end_reason == "all_tests_pass"
+    return trajectory
+
+
+def test_a_lone_agents_input_grows_with_what_it_has_done(alone):
+    (tokens,) = inputs(alone)
+    assert alone.end_reason == "all_tests_pass"
     assert all(b > a for a, b in zip(tokens, tokens[1:], strict=False)), tokens
     # The first request already holds the system prompt and the tool schemas.
     assert tokens[0] > 1000 and tokens[-1] > 2 * tokens[0]
-    flat, _ = run(1, p_wrong=0.5)
-    assert sum(tokens) > 2 * sum(inputs(flat)[0])
 
 
-def test_the_conversation_is_shortened_to_fit_the_context():
+def test_the_conversation_is_shortened_to_fit_the_context(alone):
     context = 3000
-    big, _ = run(1, p_wrong=0.5, work_model="conversation", context_tokens=32_768)
     small, team = run(1, p_wrong=0.5, work_model="conversation", context_tokens=context)
-    (untruncated,), (truncated,) = inputs(big), inputs(small)
+    (untruncated,), (truncated,) = inputs(alone), inputs(small)
     assert max(untruncated) > context - REPLY_TOKENS  # it would not fit
     assert max(truncated) <= context - REPLY_TOKENS
     assert truncated[0] == untruncated[0]  # nothing to shorten yet
@@ -71,9 +74,8 @@ def test_the_conversation_is_shortened_to_fit_the_context():
     assert shortened and shortened[0]["role"] == "tool"  # the oldest tool results first
 
 
-def test_a_swarm_splits_the_history_between_its_agents():
-    alone, _ = run(1, p_wrong=0.5, work_model="conversation")
-    swarm, _ = run(4, p_wrong=0.5, work_model="conversation")
+def test_a_swarm_splits_the_history_between_its_agents(alone):
+    swarm, _ = run(4, p_wrong=0.5, work_model="conversation", context_tokens=32_768)
     per_action = [x for agent in inputs(swarm) for x in agent]
     assert max(per_action) < max(inputs(alone)[0])
     assert sum(per_action) / len(per_action) < sum(inputs(alone)[0]) / len(inputs(alone)[0])
