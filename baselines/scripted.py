@@ -36,9 +36,19 @@ The edits come from the task's own starting state, so stub and bug instances wor
 
 Each action carries the usage an LLM client would report: output tokens = the call's
 own tokens (an edit's new code included) + thinking, `edit_reasoning_tokens` before an
-edit (working out the implementation) and `reasoning_tokens` before anything else;
-input tokens = the agent's context, the observations it has read so far, up to the
-latest `context_tokens` of them.
+edit (working out the implementation) and `reasoning_tokens` before anything else.
+Input tokens follow the `work_model`:
+
+- `"flat"` (the default, the model of earlier results): the characters of the
+  observations read so far, at 4 a token, at most `4 * context_tokens` characters;
+- `"conversation"`: the prompt a `swarm_envs.agents.LLMAgent` would send for the same
+  action (`ConversationCost`): its system prompt, every observation read and every
+  action written, with the tool schemas, kept under `context_tokens` by the same
+  `ContextPolicy` (the oldest tool results shortened first), tokens counted at
+  `tokens_per_char` (calibrated on `LLMAgent` conversations:
+  `benchmarks/calibrate_work_model.py`, docs/bench.md). So a lone agent's cost per
+  action grows with what it has done, up to its context size; in a swarm each agent
+  holds only its own part of the work.
 
 Everything is deterministic under `seed`: the order of units, and per (agent, unit)
 whether it errs and which wrong candidates it tries.
@@ -46,6 +56,7 @@ whether it errs and which wrong candidates it tries.
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import re
@@ -53,7 +64,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from swarm_envs.core.actions import estimate_tokens
+from swarm_envs.agents.conversation import (
+    INSTRUCTIONS,
+    ContextPolicy,
+    Conversation,
+    new_in_first,
+    system_prompt,
+)
+from swarm_envs.agents.protocol import TaskInfo
+from swarm_envs.core.actions import estimate_tokens, tool_schemas
 from swarm_envs.core.channels import agent_name, agent_names
 from swarm_envs.core.text import truncation_marker
 from swarm_envs.error import ConfigError
@@ -70,12 +89,75 @@ STRATEGIES: tuple[str, ...] = ("none", "claim", "leader")
 _CLAIM = re.compile(r"^(claim|done|assign): (\S+)$")
 _CUT = truncation_marker(0).split("0", 1)[0].strip()  # how a capped observation says so
 
+WorkModel = Literal["flat", "conversation"]
+WORK_MODELS: tuple[str, ...] = ("flat", "conversation")
+#: prompt tokens per character of a conversation's JSON: the environment's 4 characters
+#: a token. benchmarks/calibrate_work_model.py fits 0.249 to `LLMAgent` conversations
+#: counted by the test server and 0.27-0.30 by small BPE tokenizers (docs/bench.md)
+TOKENS_PER_CHAR = 0.25
+#: tokens an `LLMAgent` keeps free in its context for the reply (its default `max_tokens`)
+REPLY_TOKENS = 1024
+
 Kind = Literal["coordinate", "read_own", "read", "edit", "test"]
 Edit = tuple[str, str, str]  # (path, old, new) of one edit_file
 
 
 def _call(name: str, tokens: int = 120, **arguments: Any) -> dict:
     return {"name": name, "arguments": arguments, "usage": {"output_tokens": tokens}}
+
+
+class ConversationCost:
+    """The prompt tokens an `LLMAgent` would send for each action of an agent, without a server.
+
+    It holds the conversation the `LLMAgent` would hold (`Conversation`: the system
+    prompt, then each observation and each reply) under the same `ContextPolicy`, with
+    the same tool schemas; tokens are counted from characters at a fixed
+    `tokens_per_char` (an `LLMAgent` learns its ratio from the server's usage).
+
+    Args:
+        context_tokens: the model's context size.
+        tokens_per_char: prompt tokens per character of the messages' JSON.
+        reply_tokens: tokens kept free for the reply (`LLMAgent`'s `max_tokens`).
+    """
+
+    def __init__(
+        self,
+        context_tokens: int,
+        tokens_per_char: float = TOKENS_PER_CHAR,
+        reply_tokens: int = REPLY_TOKENS,
+    ):
+        self.policy = ContextPolicy(context_tokens, reply_tokens)
+        self.policy.tokens_per_char = tokens_per_char
+        self.conversation = Conversation("")
+        self.tools = tool_schemas()
+        self._intro = ""
+
+    def reset(self, agent_name: str, names: list[str], task_info: TaskInfo | None) -> None:
+        """A new conversation, as `LLMAgent.reset` starts it (all tools without `task_info`)."""
+        self._intro = task_info.intro if task_info is not None else ""
+        agents = list(task_info.agent_names) if task_info is not None else names
+        self.conversation = Conversation(
+            system_prompt(INSTRUCTIONS, agent_name, agents, self._intro)
+        )
+        allowed = set(task_info.tools) if task_info is not None else None
+        self.tools = [
+            t for t in tool_schemas() if allowed is None or t["function"]["name"] in allowed
+        ]
+
+    def observe(self, observation: str) -> int:
+        """Add an observation; the prompt tokens of the request that would follow."""
+        conv = self.conversation
+        if len(conv.messages) == 1:
+            observation = new_in_first(observation, self._intro)
+        conv.observe(observation)
+        self.policy.fit(conv.messages, self.tools)
+        return self.policy.tokens(conv.messages, self.tools)
+
+    def reply(self, action: Mapping[str, Any]) -> None:
+        """Add the reply that made `action` (a tool call, its arguments as JSON)."""
+        arguments = json.dumps(action.get("arguments") or {})
+        call = {"function": {"name": action["name"], "arguments": arguments}}
+        self.conversation.reply(None, [call])
 
 
 @dataclass
@@ -101,6 +183,9 @@ class ScriptedAgent:
         read_dependencies: read the files of a unit's dependencies before editing it.
         wrong: the wrong candidates per unit name (default: `wrong_candidates(task)`,
             computed once and cached on disk, when `p_wrong` > 0).
+        work_model: how input tokens are counted: `"flat"` or `"conversation"` (see
+            the module docstring).
+        tokens_per_char: the conversation model's tokens per character.
     """
 
     name: str
@@ -114,6 +199,8 @@ class ScriptedAgent:
     context_tokens: int = 8000
     read_dependencies: bool = True
     wrong: Mapping[str, Sequence[Candidate]] | None = None
+    work_model: WorkModel = "flat"
+    tokens_per_char: float = TOKENS_PER_CHAR
     finished: set[str] = field(default_factory=set)
     claimed: set[str] = field(default_factory=set)
     assigned: list[str] = field(default_factory=list)
@@ -126,13 +213,19 @@ class ScriptedAgent:
             edit_reasoning_tokens=self.edit_reasoning_tokens,
             context_tokens=self.context_tokens,
         )
+        _check_work_model(self.work_model, self.context_tokens, self.tokens_per_char)
         if self.p_wrong > 0 and self.wrong is None:
             self.wrong = wrong_candidates(self.task)
+        self.cost = (
+            ConversationCost(self.context_tokens, self.tokens_per_char)
+            if self.work_model == "conversation"
+            else None
+        )
         self._units = {u.name: u for u in self.task.units}
         self._start_texts = self.task.start_files()
         self.reset(self.name)
 
-    def reset(self, agent_name: str, task_info: object = None) -> None:
+    def reset(self, agent_name: str, task_info: TaskInfo | None = None) -> None:
         """A new episode (the agent protocol of `swarm_envs.agents`): start afresh."""
         self.name = agent_name
         self.index = int(agent_name.rsplit("_", 1)[1])
@@ -144,7 +237,9 @@ class ScriptedAgent:
         self._expect: list[str] = []  # starting text of the current unit, as read
         self._dropped = False
         self._read_files: set[str] = set()
-        self._context = 0  # characters of observations in the agent's context
+        self._context = 0  # characters of observations in the agent's context (flat)
+        if self.cost is not None:
+            self.cost.reset(agent_name, agent_names(self.num_agents), task_info)
         self._said_done = self._assigned_out = False
         self._coordinating = self.strategy != "none" and self.num_agents > 1
         names = [u.name for u in self.task.units]
@@ -181,13 +276,19 @@ class ScriptedAgent:
 
     def act(self, observation: str, info: Mapping[str, Any]) -> dict:
         """The next action, given the agent's latest observation and info."""
-        self._context = min(self._context + len(observation), 4 * self.context_tokens)
-        action = self._next(info)
+        if self.cost is not None:
+            input_tokens = self.cost.observe(observation)
+            action = self._next(info)
+            self.cost.reply(action)
+        else:
+            self._context = min(self._context + len(observation), 4 * self.context_tokens)
+            action = self._next(info)
+            input_tokens = estimate_tokens(max(self._context, len(observation)))
         edit = action["name"] == "edit_file"
         thinking = self.edit_reasoning_tokens if edit else self.reasoning_tokens
         usage = {
             "output_tokens": action["usage"]["output_tokens"] + thinking,
-            "input_tokens": estimate_tokens(max(self._context, len(observation))),
+            "input_tokens": input_tokens,
         }
         return {**action, "usage": usage}
 
@@ -342,6 +443,22 @@ def _check_options(strategy: str, p_wrong: float, **counts: int) -> None:
             raise ConfigError(f"{name}={value!r}: expected a number of tokens >= 0")
 
 
+def _check_work_model(work_model: str, context_tokens: int, tokens_per_char: float) -> None:
+    """Raise `ConfigError` naming an invalid work model or one of its settings."""
+    if work_model not in WORK_MODELS:
+        raise ConfigError(f"work_model={work_model!r}: expected one of {list(WORK_MODELS)}")
+    if not 0 < tokens_per_char <= 2:
+        raise ConfigError(
+            f"tokens_per_char={tokens_per_char!r}: expected a ratio in (0, 2] "
+            f"(calibrated: {TOKENS_PER_CHAR})"
+        )
+    if work_model == "conversation" and context_tokens <= REPLY_TOKENS:
+        raise ConfigError(
+            f"context_tokens={context_tokens}: with work_model='conversation' it must exceed "
+            f"the {REPLY_TOKENS} tokens an LLMAgent keeps free for its reply"
+        )
+
+
 def _applied(text: str, edits: Sequence[Edit]) -> str | None:
     """`text` after the edits (each must match once), or None if one does not."""
     for _, old, new in edits:
@@ -401,6 +518,8 @@ def make_team(
     context_tokens: int = 8000,
     read_dependencies: bool = True,
     wrong: Mapping[str, Sequence[Candidate]] | None = None,
+    work_model: WorkModel = "flat",
+    tokens_per_char: float = TOKENS_PER_CHAR,
 ) -> dict[str, ScriptedAgent]:
     """One scripted agent per agent name (see `ScriptedAgent` for the arguments).
 
@@ -413,6 +532,7 @@ def make_team(
         edit_reasoning_tokens=edit_reasoning_tokens,
         context_tokens=context_tokens,
     )
+    _check_work_model(work_model, context_tokens, tokens_per_char)
     if p_wrong > 0 and wrong is None:
         wrong = wrong_candidates(task)
     return {
@@ -428,6 +548,8 @@ def make_team(
             context_tokens=context_tokens,
             read_dependencies=read_dependencies,
             wrong=wrong,
+            work_model=work_model,
+            tokens_per_char=tokens_per_char,
         )
         for name in agent_names(num_agents)
     }

@@ -411,9 +411,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         "out": args.out,
         "plots": False if args.no_plots else None,
     }
-    if args.p_wrong is not None:
+    scripted = {"p_wrong": args.p_wrong, "work_model": args.work_model}
+    scripted = {k: v for k, v in scripted.items() if v is not None}
+    if scripted:
         overrides["agents"] = [
-            {**a, "p_wrong": args.p_wrong} if a.get("kind") == "scripted" else a
+            {**a, **scripted} if a.get("kind") == "scripted" else a
             for a in overrides["agents"] or [{"kind": "scripted"}]
         ]
     config = build_config(args.config, overrides)
@@ -702,6 +704,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="also run under an equal total token budget: this many tokens per test",
     )
     p.add_argument("--p-wrong", type=float, help="scripted agents: chance of a wrong attempt")
+    p.add_argument(
+        "--work-model",
+        choices=["flat", "conversation"],
+        help="scripted agents' input tokens: 'flat' (the default: observations read, capped) "
+        "or 'conversation' (the prompt an LLMAgent would send, under its context policy)",
+    )
     p.add_argument("--wall-clock", action="store_true", help="measured time (real servers)")
     p.add_argument("--workers", type=_positive_int, help="worker processes (or Ray actors)")
     WorkerPool.add_ray_arguments(p)

@@ -13,6 +13,10 @@ not enough, the oldest turns are dropped, and last of all the newest observation
 shortened. Tokens are counted with a tokenizer when one is given, otherwise from the
 characters, at the ratio of tokens to characters that the server's own usage showed
 for the previous request.
+
+`system_prompt` and `new_in_first` say what an `LLMAgent` starts its conversation with,
+so that a model of its cost (the scripted agents' `work_model="conversation"`) can
+hold the same conversation without a server.
 """
 
 from __future__ import annotations
@@ -29,6 +33,40 @@ ONE_CALL_PER_ACTION = (
 SHORTENED = "\n[... {n} characters shortened to fit the context ...]\n"
 DROPPED = "[... {n} earlier messages removed to fit the context ...]"
 _MARK = "characters shortened to fit the context"
+
+INSTRUCTIONS = (
+    "You are {agent_name}, {team}, working on one software project in a shared sandbox. "
+    "Act with exactly one tool call per reply; its result comes back as the tool's "
+    "answer, with any messages for you and a status line. Every token you read or "
+    "write takes virtual time, and the episode ends at its time cap: think briefly, "
+    "read only what you need, and prefer small exact edits. The team is rewarded for "
+    "every test that passes."
+)
+
+
+def team_description(name: str, names: list[str]) -> str:
+    """How the system prompt describes the swarm to the agent called `name`."""
+    if len(names) == 1:
+        return "working alone"
+    others = [n for n in names if n != name]
+    if len(others) <= 8:
+        return f"one of {len(names)} agents (teammates: {', '.join(others)})"
+    return f"one of {len(names)} agents ({names[0]} .. {names[-1]})"
+
+
+def system_prompt(instructions: str, agent_name: str, agent_names: list[str], intro: str) -> str:
+    """The system prompt: the instructions (`{agent_name}`, `{team}` filled in), then the intro."""
+    system = instructions.format(
+        agent_name=agent_name, team=team_description(agent_name, agent_names)
+    )
+    return system + "\n\n" + intro
+
+
+def new_in_first(observation: str, intro: str) -> str:
+    """What the first observation adds to a system prompt that holds the intro already."""
+    if intro and observation.startswith(intro):
+        return observation[len(intro) :].lstrip() or observation
+    return observation
 
 
 class Conversation:

@@ -27,28 +27,16 @@ from typing import Any, cast
 
 import openai
 
-from swarm_envs.agents.conversation import ContextPolicy, Conversation
+from swarm_envs.agents.conversation import (
+    INSTRUCTIONS,
+    ContextPolicy,
+    Conversation,
+    new_in_first,
+    system_prompt,
+)
 from swarm_envs.agents.protocol import TaskInfo
 from swarm_envs.core.actions import Action, Usage, tool_schemas
 from swarm_envs.error import AgentError
-
-INSTRUCTIONS = (
-    "You are {agent_name}, {team}, working on one software project in a shared sandbox. "
-    "Act with exactly one tool call per reply; its result comes back as the tool's "
-    "answer, with any messages for you and a status line. Every token you read or "
-    "write takes virtual time, and the episode ends at its time cap: think briefly, "
-    "read only what you need, and prefer small exact edits. The team is rewarded for "
-    "every test that passes."
-)
-
-
-def _team(name: str, names: list[str]) -> str:
-    if len(names) == 1:
-        return "working alone"
-    others = [n for n in names if n != name]
-    if len(others) <= 8:
-        return f"one of {len(names)} agents (teammates: {', '.join(others)})"
-    return f"one of {len(names)} agents ({names[0]} .. {names[-1]})"
 
 
 class _Clients:
@@ -159,10 +147,9 @@ class LLMAgent:
         """Start a new conversation: the instructions and the task's introduction."""
         self.name = agent_name
         self._intro = task_info.intro
-        system = self.instructions.format(
-            agent_name=agent_name, team=_team(agent_name, task_info.agent_names)
+        self.conversation = Conversation(
+            system_prompt(self.instructions, agent_name, task_info.agent_names, task_info.intro)
         )
-        self.conversation = Conversation(system + "\n\n" + task_info.intro)
         # A role's whitelist: the model is offered only the tools its role may call.
         allowed = set(task_info.tools)
         self._tools = [t for t in tool_schemas() if t["function"]["name"] in allowed]
@@ -172,9 +159,9 @@ class LLMAgent:
         conv = self.conversation
         if conv is None:
             raise AgentError("LLMAgent.act() before reset(agent_name, task_info)")
-        if len(conv.messages) == 1 and self._intro and observation.startswith(self._intro):
+        if len(conv.messages) == 1:
             # The introduction is in the system prompt already: send only what is new.
-            observation = observation[len(self._intro) :].lstrip() or observation
+            observation = new_in_first(observation, self._intro)
         conv.observe(observation)
         self.context.fit(conv.messages, self._tools)
         t0 = wallclock.perf_counter()

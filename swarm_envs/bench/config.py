@@ -97,6 +97,22 @@ class ScriptedAgents(_AgentSpec):
     edit_reasoning_tokens: int = Field(default=600, ge=0)
     context_tokens: int = Field(default=8000, ge=0)
     read_dependencies: bool = True
+    work_model: Literal["flat", "conversation"] = Field(
+        default="flat",
+        description="input tokens per action: 'flat' (observations read, capped) or "
+        "'conversation' (the prompt an LLMAgent would send, under its context policy)",
+    )
+
+    @model_validator(mode="after")
+    def _context_holds_reply(self) -> ScriptedAgents:
+        from swarm_envs.baselines.scripted import REPLY_TOKENS
+
+        if self.work_model == "conversation" and self.context_tokens <= REPLY_TOKENS:
+            raise ValueError(
+                f"context_tokens={self.context_tokens}: with work_model='conversation' it "
+                f"must exceed the {REPLY_TOKENS} tokens an LLMAgent keeps free for its reply"
+            )
+        return self
 
     @property
     def family(self) -> str:

@@ -243,6 +243,7 @@ def make_agents(spec: AgentSpec, task: Task, n: int, seed: int) -> Sequence[Any]
             p_wrong=spec.p_wrong,
             context_tokens=spec.context_tokens,
             read_dependencies=spec.read_dependencies,
+            work_model=spec.work_model,
         )
     if isinstance(spec, LLMAgents):
         from swarm_envs.agents import LLMAgent

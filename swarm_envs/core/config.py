@@ -127,6 +127,17 @@ class EnvConfig(_Model):
         description="tokens of all agents together; the episode is truncated at the end of "
         "the step in which the total reaches it",
     )
+    latency_penalty_per_s: float = Field(
+        default=0.0,
+        ge=0,
+        allow_inf_nan=False,
+        description="a latency penalty: each step's collective reward is the change in "
+        "passing tests minus this much per virtual second the step lasted, so an episode's "
+        "return is (final - start passing) - penalty x its virtual duration; 0: none, the "
+        "time cap alone puts time pressure on the swarm. When set, infos[agent] has the "
+        "step's 'latency_penalty' and its 'tests_reward' (reward = tests_reward - "
+        "latency_penalty)",
+    )
     max_observation_chars: int = Field(
         default=12_000, ge=512, le=1_000_000, description="cap on one observation's text"
     )

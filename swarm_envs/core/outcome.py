@@ -38,17 +38,20 @@ class StepOutcome(NamedTuple):
 
     Attributes:
         reward: the collective reward of the step: the change in the number of passing
-            tests, the same for every agent.
+            tests (minus `penalty`), the same for every agent.
         changed: indices of the agents whose observation or info changed in the step
             (every agent when the episode ended); the others keep what they had.
         end: `"terminated"`, `"truncated"`, or None while the episode runs.
         reason: why it ended (see `EndReason`), or None while it runs.
+        penalty: the latency penalty subtracted from `reward`
+            (`EnvConfig.latency_penalty_per_s` x the virtual seconds the step lasted).
     """
 
     reward: float
     changed: Sequence[int]
     end: EndKind | None = None
     reason: EndReason | None = None
+    penalty: float = 0.0
 
     @property
     def terminated(self) -> bool:
@@ -131,6 +134,10 @@ class _AgentInfoExtras(TypedDict, total=False):
     ignored: bool
     #: return, actions and virtual seconds of the episode; only when it ended
     episode: EpisodeStats
+    #: with `latency_penalty_per_s` set, in every step's infos: the step's latency
+    #: penalty, and the change in passing tests (reward = tests_reward - latency_penalty)
+    latency_penalty: float
+    tests_reward: float
 
 
 class AgentInfo(_AgentInfoExtras):

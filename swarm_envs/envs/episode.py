@@ -425,6 +425,7 @@ class Episode:
                 "call reset() first"
             )
         self.step_index += 1
+        start = self.clock.now
         refused: list[int] = []
         acted: list[int] = []
         ignored: list[int] = []  # busy agents that were sent an action
@@ -444,7 +445,11 @@ class Episode:
             self._check_budgets()
         else:
             reward = self._advance_until_ready()  # checks the budgets after each batch
-            self.total_reward += reward
+        # The latency penalty: once per step, on the collective reward, for the virtual
+        # seconds the step lasted (the steps of an episode add up to its duration).
+        penalty = self.config.latency_penalty_per_s * (self.clock.now - start)
+        reward -= penalty
+        self.total_reward += reward
         if self.ended:
             correction = self.settle()  # the authoritative count: its last reward
             reward += correction
@@ -453,7 +458,7 @@ class Episode:
             self._flag_ignored(ignored)
             everyone = range(len(self.agents))
             self._record_step(reward, everyone)
-            return StepOutcome(reward, everyone, self.ended, self.end_reason)
+            return StepOutcome(reward, everyone, self.ended, self.end_reason, penalty)
         # Disjoint: refused agents act no more, busy ones have not completed.
         busy = [i for i in acted if self.agents[i].pending is not None]
         for i in busy:
@@ -464,7 +469,13 @@ class Episode:
         changed = [*refused, *busy, *observed]
         if unflagged or ignored:
             changed = list(dict.fromkeys([*changed, *unflagged, *ignored]))
-        return StepOutcome(reward, changed)
+        return StepOutcome(reward, changed, penalty=penalty)
+
+    def reward_parts(self, out: StepOutcome) -> dict[str, float]:
+        """A step's reward in named parts, for the infos: empty without a latency penalty."""
+        if not self.config.latency_penalty_per_s:
+            return {}
+        return {"latency_penalty": out.penalty, "tests_reward": out.reward + out.penalty}
 
     def _flag_ignored(self, agents: list[int]) -> None:
         """Busy agents were sent actions: not applied, and their infos say so (one step)."""

@@ -91,4 +91,5 @@ class SwarmGymEnv(SwarmBase, gymnasium.Env[str, Any]):
         out = self._episode.step({0: action})
         self._rendered_step()
         obs, info = self._output()
+        info.update(self._episode.reward_parts(out))  # the latency penalty, when set
         return obs, out.reward, out.terminated, out.truncated, info

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from pettingzoo import ParallelEnv
 
@@ -52,7 +52,9 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
     ## Rewards
 
     Collective: every live agent receives the change in the number of the task's
-    tests that pass in the shared workspace during the step.
+    tests that pass in the shared workspace during the step. With a latency penalty
+    (`latency_penalty_per_s`), minus that much per virtual second the step lasted, once
+    per step; the infos then carry both parts (`latency_penalty`, `tests_reward`).
 
     ## Starting State
 
@@ -95,6 +97,7 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
     | `time` | `TimeModel \| dict` | `TimeModel()` | seconds per token, per tool, message latency |
     | `time_cap_s` | `float` | `3600.0` | virtual seconds per episode (`math.inf`: none) |
     | `token_budget` | `int \| None` | `None` | tokens of all agents together |
+    | `latency_penalty_per_s` | `float` | `0.0` | reward minus this per virtual second |
     | `max_observation_chars` | `int` | `12000` | cap on one observation |
     | `max_action_chars` | `int` | `200000` | cap on one action (longer is an error) |
     | `render_mode` | `"ansi" \| "human" \| None` | `None` | the dashboard as text, or printed |
@@ -172,6 +175,9 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
             self._obs[st.name], self._infos[st.name] = st.obs, st.info
         live = self.agents
         obs, infos = self._obs.copy(), self._infos.copy()
+        parts = ep.reward_parts(out)
+        if parts:  # the latency penalty, apart from the tests' reward
+            infos = {a: cast(AgentInfo, {**info, **parts}) for a, info in infos.items()}
         rewards = dict.fromkeys(live, out.reward) if out.reward else self._zero.copy()
         if out.end:
             terminated = dict.fromkeys(live, out.terminated)
