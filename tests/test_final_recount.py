@@ -121,3 +121,47 @@ def test_the_last_count_reruns_once_anything_has_touched_the_sandbox(make_env, a
     _, _, _, _, infos = env.step({"agent_0": call("done", tokens=1, summary="x")})
     assert len(runs) == recounts
     assert infos["agent_0"]["episode"]["r"] == 0
+
+
+def test_a_forged_all_pass_does_not_end_the_episode(make_env):
+    # The per-step count says every test passes (every cached outcome forged): a fresh run
+    # says otherwise, so the episode goes on with the fresh count and says why.
+    env = make_env("calc", num_agents=1)
+    _, infos = env.reset(seed=0)
+    start = infos["agent_0"]["tests_passed"]
+    step_one(env, unreached(1))
+    lock, entries = shared_entries(env.unwrapped.episode.scorer.collection)
+    try:
+        with lock:
+            for per_file in entries.values():
+                for entry in per_file:
+                    entry.results.update({n: (True, "") for n in entry.results})
+        obs, reward, info = step_one(env, unreached(2))
+    finally:
+        with lock:
+            entries.clear()
+    assert env.agents == ["agent_0"] and env.unwrapped.episode.ended is None
+    assert reward == 0 and info["tests_passed"] == start < info["tests_total"]
+    found = [f for f in info["integrity"] if f["kind"] == "all_pass_recount"]
+    assert len(found) == 1 and "goes on" in found[0]["detail"]
+    # The finding stays in the infos of the later steps.
+    _, reward, info = step_one(env, unreached(3))
+    assert reward == 0 and [f for f in info["integrity"] if f["kind"] == "all_pass_recount"]
+
+
+def test_an_honest_all_pass_ends_the_episode_with_one_fresh_run(make_env):
+    from swarm_envs.baselines.scripted import make_team
+
+    env = make_env("calc", num_agents=2, time_cap_s=36000)
+    team = make_team(env.unwrapped.task, 2, "claim", seed=0)
+    obs, infos = env.reset(seed=0)
+    runs = _count_fresh_runs(env)
+    total = 0.0
+    while env.agents:
+        acts = {a: team[a].act(obs[a], infos[a]) for a in env.agents if infos[a]["ready"]}
+        obs, rewards, _, _, infos = env.step(acts)
+        total += sum(rewards.values()) / 2
+    info = infos["agent_0"]
+    assert env.unwrapped.episode.end_reason == "all_tests_pass"
+    assert info["tests_passed"] == info["tests_total"] and info["episode"]["r"] == total
+    assert len(runs) == 1  # the confirmation is the end's recount too

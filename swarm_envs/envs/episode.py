@@ -159,11 +159,13 @@ class Episode:
         self._changed_at: dict[str, int] = {}
         self.settled = False
         self.recount: dict[str, object] | None = None  # the final recount's record
-        # The starting count when it came from a full, fresh run, and whether any action
-        # has touched the sandbox since (a write, a command, a test run): while none has,
-        # that run is the authoritative final count too, and `settle` runs nothing.
-        self._fresh_start: TestReport | None = None
+        # The last full, fresh run (of the starting state, or of a state the per-step count
+        # said passes every test), and whether any action has touched the sandbox since (a
+        # write, a command, a test run): while none has, that run is the authoritative
+        # final count too, and `settle` runs nothing.
+        self._fresh: TestReport | None = None
         self._touched = False
+        self._recounts: list[dict[str, str]] = []  # fresh runs that overruled the count
         # Attribution: the writes applied since the last verdict, and every rescore that
         # changed some test's outcome with the writes that preceded it.
         self._applied: list[AppliedAction] = []
@@ -267,7 +269,7 @@ class Episode:
         so it never comes from a cache keyed by reach.
         """
         if report.ran >= len(report.per_test):
-            self._fresh_start = report
+            self._fresh = report
             return report  # every test ran now
         scorer = self._scorer()
         key = (self.task.root, self.config.scorer, self.config.sandbox, repr(scorer.sandbox.limits))
@@ -278,7 +280,7 @@ class Episode:
             if fresh.verdict != "ok":
                 return report
             hit = _TRUE_STARTS.put((*key, snapshot), fresh)
-        self._fresh_start = hit
+        self._fresh = hit
         return hit
 
     def settle(self) -> float:
@@ -299,8 +301,8 @@ class Episode:
         if self.settled or not self.started or self.scorer is None:
             return 0.0
         self.settled = True
-        if self._fresh_start is not None and not self._touched:
-            report = self._fresh_start
+        if self._fresh is not None and not self._touched:
+            report = self._fresh
         else:
             report = self._scorer().evaluate(held_out=True, fresh=True)
         if report.verdict != "ok":
@@ -391,7 +393,7 @@ class Episode:
         self.passed = sum(self.per_test.values())
         self.visible_passed = report.visible_passed
         self.held_out = (report.held_out_passed, report.held_out_total)
-        self.integrity = list(report.integrity)
+        self.integrity = [*report.integrity, *self._recounts]
 
     # ------------------------------------------------------------------ step
 
@@ -831,10 +833,41 @@ class Episode:
                 if was(t, False) != ok:
                     self._changed_at[t] = self.step_index
         self._applied = []
-        reward = float(self.passed - before)
         if self.passed == self.tests_total and self.tests_total and not self.ended:
+            self._confirm_all_pass()
+        return float(self.passed - before)
+
+    def _confirm_all_pass(self) -> None:
+        """End the episode on every test passing only if a full, fresh run says so too.
+
+        The per-step count may come from the fast scorer's cache; an episode never
+        terminates on it alone. When the fresh run disagrees, its count is taken now (this
+        step's reward has the difference), the disagreement is recorded in
+        `infos["integrity"]` (kind `all_pass_recount`) and the episode goes on.
+        """
+        report = self._scorer().evaluate(held_out=True, fresh=True)
+        if report.verdict != "ok":
+            return  # no fresh verdict: no termination on a count nothing confirmed
+        outcomes = self.per_test
+        self._take(report)
+        self._fresh, self._touched = report, False  # the end's recount is this run
+        differ = sorted(t for t in outcomes if outcomes[t] != self.per_test.get(t, False))
+        if not differ:
             self._end("all_tests_pass")
-        return reward
+            return
+        for t in differ:
+            self._changed_at[t] = self.step_index
+        finding = {
+            "kind": "all_pass_recount",
+            "test": ", ".join(differ[:20]) + (" ..." if len(differ) > 20 else ""),
+            "detail": (
+                f"the per-step count said every test passes, a fresh run {self.passed} of "
+                f"{self.tests_total} (since step {self.step_index}): the episode goes on"
+            ),
+        }
+        self._recounts.append(finding)  # kept in every later step's findings
+        self.integrity = [*self.integrity, finding]
+        self._attribute(outcomes, self.per_test)
 
     def _attribute(self, old: Mapping[str, bool], per_test: Mapping[str, bool]) -> None:
         """Record which of the reward's tests changed and the writes since the last verdict.
