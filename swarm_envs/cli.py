@@ -623,7 +623,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Download each project's sdist with pip, make it into a task "
         "(--deselect-failing), validate it, in parallel worker processes; resumable. One "
         "line per project, failures grouped by cause, a summary table. The valid tasks form "
-        "a suite (--tasks real-plus in bench and train).",
+        "a suite (swarm-envs bench --tasks real-plus; each one a --task of swarm-envs train).",
     )
     p.add_argument(
         "spec", help="a file of name==version lines or sdist paths, or 'catalogue' (shipped)"
