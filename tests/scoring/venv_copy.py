@@ -22,7 +22,10 @@ from swarm_envs.scoring import harness
 def copy_distributions(dest: pathlib.Path, dists: tuple[str, ...]) -> list[harness.HarnessFile]:
     """Every installed file of `dists` copied under `dest`; the copy's harness files."""
     for name in dists:
-        dist = importlib.metadata.distribution(name)
+        try:
+            dist = importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue  # a backport this Python does not need (the harness skips it too)
         for f in dist.files or ():
             if not f.as_posix().startswith("../") and f.suffix != ".pyc":
                 target = dest / f.as_posix()
