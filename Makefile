@@ -70,8 +70,9 @@ test-slow: $(DEV) $(DOCKER)
 test-long: $(DEV) $(DOCKER)
 	$(PY) -m pytest -q -m long $(XDIST)
 
-# What CI runs (.ci/run): the architecture checked first, then both suites.
-test-all: lint test test-slow
+# What CI runs (.ci/run): the architecture checked first, then both suites, then the
+# scoring tests at both ends of the pinned pytest range.
+test-all: lint test test-slow test-pytest-range
 
 # The scoring and red-team tests (tests/scoring) at both ends of the pytest range that
 # pyproject.toml pins (swarm_envs.scoring.harness.PYTEST_RANGE), each in a virtual
