@@ -4,7 +4,8 @@
   with the band from its lowest to its highest episode, the @time budgets marked; one
   panel without and one under the equal token budget when the bench ran both.
 - `work_SUITE.png`: the useful work per agent of each swarm over the single agent's
-  (`swarm(t) / size / single(t)`, the mean curves) against virtual time, log scale.
+  (`swarm(t) / size / single(t)`, the mean curves), and the whole swarm's
+  (`swarm(t) / single(t)`), against virtual time, log scale.
 - `timeline.png`: what each agent of one swarm did, action by action (a Gantt chart),
   its messages as marks, over the episode's passing tests.
 """
@@ -139,41 +140,50 @@ def work_plot(fig: dict[str, Any], suite: str, path: Path) -> Path | None:
     if not pairs:
         return None
     plt = _pyplot()
-    f, ax = plt.subplots(figsize=(7.2, 4.2))
+    f, axes = plt.subplots(1, 2, figsize=(12.4, 4.2))
     names = sorted({(c["agents"], c["size"]) for c, _ in pairs}, key=lambda k: (k[1], k[0]))
     colours = {k: plt.get_cmap("tab10")(i % 10) for i, k in enumerate(names)}
     horizon = max(c["time_cap_s"] for c in configs)
     unit, per = time_unit(horizon)
-    for c, one in pairs:
-        swarm = list(zip(c["curve"]["t"], c["curve"]["mean"], strict=True))
-        alone = list(zip(one["curve"]["t"], one["curve"]["mean"], strict=True))
-        times = sorted({t for t, _ in swarm} | {t for t, _ in alone} | {horizon})
-        xs, ys = [], []
-        for t in times:
-            r = work_ratio(swarm, alone, t, c["size"])
-            if r is not None and t > 0:
-                xs.append(t / per)
-                ys.append(r)
-        budget = c["token_budget_per_test"]
-        ax.step(
-            xs,
-            ys,
-            where="post",
-            color=colours[(c["agents"], c["size"])],
-            ls="-" if budget is None else "--",
-            label=f"{c['agents']} x{c['size']}"
-            + ("" if budget is None else f", {budget:g} tokens/test"),
+    for ax, whole in zip(axes, (False, True), strict=True):
+        for c, one in pairs:
+            swarm = list(zip(c["curve"]["t"], c["curve"]["mean"], strict=True))
+            alone = list(zip(one["curve"]["t"], one["curve"]["mean"], strict=True))
+            times = sorted({t for t, _ in swarm} | {t for t, _ in alone} | {horizon})
+            xs, ys = [], []
+            for t in times:
+                r = work_ratio(swarm, alone, t, 1 if whole else c["size"])
+                if r is not None and t > 0:
+                    xs.append(t / per)
+                    ys.append(r)
+            budget = c["token_budget_per_test"]
+            ax.step(
+                xs,
+                ys,
+                where="post",
+                color=colours[(c["agents"], c["size"])],
+                ls="-" if budget is None else "--",
+                label=f"{c['agents']} x{c['size']}"
+                + ("" if budget is None else f", {budget:g} tokens/test"),
+            )
+        ax.axhline(1.0, color="0.4", lw=0.9, ls=":")
+        ax.set_xscale("log")
+        ax.set_xlabel(f"virtual time ({unit}, log scale)")
+        ax.grid(alpha=0.3, which="both")
+        ax.set_ylabel(
+            "swarm's progress / single agent's"
+            if whole
+            else "progress per swarm agent / single agent's"
         )
-    ax.axhline(1.0, color="0.4", lw=0.9, ls=":")
-    ax.set_xscale("log")
-    ax.set_xlabel(f"virtual time ({unit}, log scale)")
-    ax.set_ylabel("work per swarm agent / single agent's")
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
-    ax.set_title(
-        f"Suite {suite}: progress per agent of the swarm over the single agent's, "
-        "mean curves\n(1 = each swarm agent does as much as an agent alone)",
-        fontsize=9,
+        ax.set_title(
+            "whole swarm (1: as far as the agent alone)"
+            if whole
+            else "per agent (1: each does as much as an agent alone)",
+            fontsize=9,
+        )
+    axes[0].legend(fontsize=8)
+    f.suptitle(
+        f"Suite {suite}: work of the swarm against the single agent, mean curves", fontsize=10
     )
     f.tight_layout()
     f.savefig(path, dpi=110)
