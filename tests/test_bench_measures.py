@@ -12,6 +12,7 @@ from swarm_envs.bench.measures import (
     budget_label,
     mean_or_none,
     overtaking,
+    peak_work_ratio,
     progress,
     scores_at,
     slowdown_to_final,
@@ -109,6 +110,14 @@ def test_work_ratio_per_agent_and_for_the_whole_swarm():
     assert work_ratio(swarm, single, 300.0, size=2) == pytest.approx(1.0)
 
 
+def test_the_peak_work_ratio_and_when_it_is_reached():
+    single = [(0.0, 0.0), (100.0, 0.1), (200.0, 0.4)]
+    swarm = [(0.0, 0.0), (50.0, 0.05), (150.0, 0.8)]
+    assert peak_work_ratio(swarm, single, size=4) == (pytest.approx(2.0), 150.0)
+    assert peak_work_ratio(swarm, single, size=4, horizon=140.0) == (pytest.approx(0.125), 100.0)
+    assert peak_work_ratio(swarm, [(0.0, 0.0)]) is None
+
+
 def test_slowdown_of_the_single_agent_to_the_swarms_final_score():
     swarm = [(0.0, 0.0), (100.0, 0.3), (200.0, 0.5)]
     s = slowdown_to_final(swarm, [(0.0, 0.0), (400.0, 0.4), (800.0, 0.6)])
@@ -147,12 +156,16 @@ def test_comparisons_give_the_dynamics_per_seed_with_their_range():
     assert seeds["per_agent_at"]["@5m"]["values"] == [pytest.approx(0.5), pytest.approx(0.5)]
     assert seeds["ratio_at"]["@30s"]["values"] == [None, None]  # nobody alone fixed anything
     assert c["per_agent_at"]["@5m"] == pytest.approx(0.4 / 4 / 0.2)
+    # the mean curves' best: 0.4 / 4 / 0.2 from 300 s (the single agent's 0.2 until 600 s)
+    assert c["peak"]["per_agent"] == {"ratio": pytest.approx(0.5), "at_s": 300.0}
+    assert seeds["peak"]["per_agent"]["values"] == [pytest.approx(0.5), pytest.approx(0.5)]
     table = "\n".join(_dynamics_tables([c]))
     assert "| claim x4 | - | never [never: 2] |" in table
     assert "| 2.00x [2.00x to 8.00x] |" in table  # mean curves: 0.4 at 300 s and 600 s
     # @1m: seed 0 alone had fixed nothing (-), seed 1: 0.1 / 4 / 0.2; @2.5m: 0 and 0.4 / 4 / 0.2
     assert (
-        "| claim x4 | - | per agent | - [-: 2] | 0.12 [0.12; -: 1] | 0.25 [0.00 to 0.50] |" in table
+        "| claim x4 | - | per agent | 0.50 at 5m [0.50 to 0.50] | - [-: 2] | 0.12 [0.12; -: 1] | 0.25 [0.00 to 0.50] |"
+        in table
     )
 
 

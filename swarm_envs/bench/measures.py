@@ -134,6 +134,24 @@ def work_ratio(swarm: Curve, single: Curve, t: float, size: int = 1) -> float | 
     return value_at(swarm, t) / size / alone
 
 
+def peak_work_ratio(
+    swarm: Curve, single: Curve, size: int = 1, horizon: float | None = None
+) -> tuple[float, float] | None:
+    """The highest `work_ratio` at a breakpoint of either curve, and when it is first reached.
+
+    Returns `(ratio, time)` up to `horizon`, or None if the single agent never gained.
+    """
+    times = sorted({t for t, _ in swarm} | {t for t, _ in single})
+    best: tuple[float, float] | None = None
+    for t in times:
+        if horizon is not None and t > horizon:
+            break
+        r = work_ratio(swarm, single, t, size)
+        if r is not None and (best is None or r > best[0] + _EPS):
+            best = (r, t)
+    return best
+
+
 @dataclass(frozen=True)
 class Slowdown:
     """How much longer a single agent takes to reach a swarm's final score.

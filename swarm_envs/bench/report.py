@@ -26,6 +26,7 @@ from swarm_envs.bench.measures import (
     band,
     budget_label,
     overtaking,
+    peak_work_ratio,
     progress,
     scores_at,
     slowdown_to_final,
@@ -204,6 +205,13 @@ def _dynamics(
             "single_s": slow.single_s,
             "factor": slow.factor,
         },
+        "peak": {
+            what: None if p is None else {"ratio": p[0], "at_s": p[1]}
+            for what, p in (
+                ("per_agent", peak_work_ratio(swarm, one, size, horizon)),
+                ("whole", peak_work_ratio(swarm, one, 1, horizon)),
+            )
+        },
         "ratio_at": {budget_label(t): work_ratio(swarm, one, t) for t in times},
         "per_agent_at": {budget_label(t): work_ratio(swarm, one, t, size) for t in times},
     }
@@ -247,6 +255,10 @@ def comparisons(configs: Sequence[Configuration]) -> list[dict[str, Any]]:
                     "overtakes_at_s": _spread([s["overtakes_at_s"] for s in seeds]),
                     "behind_s": _spread([s["behind_s"] for s in seeds]),
                     "slowdown": _spread([s["slowdown"]["factor"] for s in seeds]),
+                    "peak": {
+                        w: _spread([s["peak"][w] and s["peak"][w]["ratio"] for s in seeds])
+                        for w in ("per_agent", "whole")
+                    },
                     "ratio_at": {
                         k: _spread([s["ratio_at"][k] for s in seeds]) for k in d["ratio_at"]
                     },
@@ -334,6 +346,17 @@ def _banded(value: float | None, spread: dict[str, Any], fmt: Any, none: str = "
     return f"{text} [{'; '.join(parts)}]"
 
 
+def _peak(c: dict[str, Any], key: str) -> str:
+    """The highest work ratio with its time and the seeds' range: `0.58 at 3.8m [0.52 to 0.61]`."""
+    which = "per_agent" if key == "per_agent_at" else "whole"
+    p = c["peak"][which]
+    text = "-" if p is None else f"{p['ratio']:.2f} at {duration(p['at_s'])}"
+    spread = c["seeds"]["peak"][which]
+    if len(spread["values"]) > 1 and spread["low"] is not None:
+        text += f" [{spread['low']:.2f} to {spread['high']:.2f}]"
+    return text
+
+
 def _dynamics_tables(comps: Sequence[dict[str, Any]]) -> list[str]:
     """Overtaking, the single agent's slowdown and the work ratios, with the seeds' range."""
 
@@ -379,10 +402,10 @@ def _dynamics_tables(comps: Sequence[dict[str, Any]]) -> list[str]:
     for c in comps:
         for key, what in (("per_agent_at", "per agent"), ("ratio_at", "whole swarm")):
             rows.append(
-                [f"{c['agents']} x{c['size']}", budget(c), what]
+                [f"{c['agents']} x{c['size']}", budget(c), what, _peak(c, key)]
                 + [_banded(c[key][k], c["seeds"][key][k], "{:.2f}".format, "-") for k in labels]
             )
-    lines += _table(["swarm", "token budget", "work", *labels], rows) + [""]
+    lines += _table(["swarm", "token budget", "work", "peak (at)", *labels], rows) + [""]
     lines += [
         "slowdown: the single agent's time to the swarm's final progress over the swarm's "
         "(never: it did not get there). work: progress by that time of the swarm (per "
