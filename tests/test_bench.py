@@ -163,7 +163,11 @@ def test_the_report_the_figures_and_the_plots(bench):
     report = (bench / "report.md").read_text()
     assert "## Suite `mini`" in report and "| claim x3 |" in report and "speed-up to 90%" in report
     assert "![progress_mini](progress_mini.png)" in report
-    for name in ("progress_mini.png", "timeline.png"):
+    assert "single agent's slowdown" in report and "| per agent |" in report
+    for c in fig["comparisons"]:  # the dynamics per seed, for the seeds' range
+        assert c["seeds"]["seeds"] == [0, 1]
+        assert list(c["per_agent_at"]) == list(c["seeds"]["per_agent_at"])
+    for name in ("progress_mini.png", "work_mini.png", "timeline.png"):
         data = (bench / name).read_bytes()
         assert data.startswith(PNG) and len(data) > 10_000
 

@@ -5,20 +5,25 @@ import math
 import numpy as np
 import pytest
 
+from swarm_envs.bench.config import ScriptedAgents
 from swarm_envs.bench.fit import fit_log_sigmoid, log_sigmoid, sample
 from swarm_envs.bench.measures import (
     band,
     budget_label,
     mean_or_none,
     overtaking,
+    peak_work_ratio,
     progress,
     scores_at,
+    slowdown_to_final,
     speedup,
     time_to,
     time_unit,
     value_at,
+    work_ratio,
 )
-from swarm_envs.bench.report import duration
+from swarm_envs.bench.report import _dynamics_tables, comparisons, configurations, duration
+from swarm_envs.bench.runner import EpisodeResult, EpisodeSpec
 
 H = 3600.0
 CURVE = [(0.0, 0.0), (H, 0.25), (2 * H, 0.5), (4 * H, 1.0)]
@@ -93,6 +98,75 @@ def test_speedup_and_means_with_seeds_that_never_got_there():
     assert speedup(10.0, 0.0) == math.inf
     assert mean_or_none([1.0, 3.0]) == 2.0
     assert mean_or_none([1.0, None]) is None
+
+
+def test_work_ratio_per_agent_and_for_the_whole_swarm():
+    single = [(0.0, 0.0), (100.0, 0.1), (200.0, 0.4)]
+    swarm = [(0.0, 0.0), (50.0, 0.05), (150.0, 0.8)]
+    assert work_ratio(swarm, single, 60.0) is None  # the single agent has done nothing yet
+    assert work_ratio(swarm, single, 100.0) == pytest.approx(0.5)
+    assert work_ratio(swarm, single, 100.0, size=4) == pytest.approx(0.125)
+    assert work_ratio(swarm, single, 150.0, size=4) == pytest.approx(2.0)  # 0.8 / 4 / 0.1
+    assert work_ratio(swarm, single, 300.0, size=2) == pytest.approx(1.0)
+
+
+def test_the_peak_work_ratio_and_when_it_is_reached():
+    single = [(0.0, 0.0), (100.0, 0.1), (200.0, 0.4)]
+    swarm = [(0.0, 0.0), (50.0, 0.05), (150.0, 0.8)]
+    assert peak_work_ratio(swarm, single, size=4) == (pytest.approx(2.0), 150.0)
+    assert peak_work_ratio(swarm, single, size=4, horizon=140.0) == (pytest.approx(0.125), 100.0)
+    assert peak_work_ratio(swarm, [(0.0, 0.0)]) is None
+
+
+def test_slowdown_of_the_single_agent_to_the_swarms_final_score():
+    swarm = [(0.0, 0.0), (100.0, 0.3), (200.0, 0.5)]
+    s = slowdown_to_final(swarm, [(0.0, 0.0), (400.0, 0.4), (800.0, 0.6)])
+    assert (s.target, s.swarm_s, s.single_s, s.factor) == (0.5, 200.0, 800.0, 4.0)
+    never = slowdown_to_final(swarm, [(0.0, 0.0), (50.0, 0.45)])
+    assert never.single_s is None and never.factor is None
+    faster = slowdown_to_final(swarm, [(0.0, 0.0), (50.0, 0.6)])
+    assert faster.factor == pytest.approx(0.25)
+    assert slowdown_to_final([(0.0, 0.0)], [(0.0, 0.0), (5.0, 1.0)]).factor is None
+
+
+def _result(index, strategy, size, seed, curve):
+    spec = EpisodeSpec(
+        index=index, task="t", task_id="t", suite="standard",
+        agent=ScriptedAgents(strategy=strategy), size=size, seed=seed, time_cap_s=7200.0,
+    )  # fmt: skip
+    return EpisodeResult(spec=spec, tests_total=10, tests_start=0, curve=curve)
+
+
+def test_comparisons_give_the_dynamics_per_seed_with_their_range():
+    results = [
+        _result(0, "claim", 1, 0, [(0.0, 0), (120.0, 2), (600.0, 8)]),
+        _result(1, "claim", 1, 1, [(0.0, 0), (60.0, 2), (1200.0, 8)]),
+        _result(2, "claim", 4, 0, [(0.0, 0), (300.0, 4)]),  # behind until 300 s
+        _result(3, "claim", 4, 1, [(0.0, 0), (30.0, 1), (150.0, 4)]),
+    ]
+    (c,) = comparisons(configurations(results))
+    seeds = c["seeds"]
+    assert seeds["seeds"] == [0, 1]
+    assert seeds["overtakes_at_s"]["values"] == [None, None]  # both end behind
+    # seed 0: the single agent has 0.4 at 600 s, the swarm at 300 s: 2x slower
+    # seed 1: the single agent 0.2 at 60 s, then 0.8; the swarm 0.4 at 150 s: 8x slower
+    assert seeds["slowdown"]["values"] == [pytest.approx(2.0), pytest.approx(8.0)]
+    assert (seeds["slowdown"]["low"], seeds["slowdown"]["high"]) == (2.0, 8.0)
+    # @5m: seed 0: 0.4 / 4 / 0.2 = 0.5; seed 1: 0.4 / 4 / 0.2 = 0.5
+    assert seeds["per_agent_at"]["@5m"]["values"] == [pytest.approx(0.5), pytest.approx(0.5)]
+    assert seeds["ratio_at"]["@30s"]["values"] == [None, None]  # nobody alone fixed anything
+    assert c["per_agent_at"]["@5m"] == pytest.approx(0.4 / 4 / 0.2)
+    # the mean curves' best: 0.4 / 4 / 0.2 from 300 s (the single agent's 0.2 until 600 s)
+    assert c["peak"]["per_agent"] == {"ratio": pytest.approx(0.5), "at_s": 300.0}
+    assert seeds["peak"]["per_agent"]["values"] == [pytest.approx(0.5), pytest.approx(0.5)]
+    table = "\n".join(_dynamics_tables([c]))
+    assert "| claim x4 | - | never [never: 2] |" in table
+    assert "| 2.00x [2.00x to 8.00x] |" in table  # mean curves: 0.4 at 300 s and 600 s
+    # @1m: seed 0 alone had fixed nothing (-), seed 1: 0.1 / 4 / 0.2; @2.5m: 0 and 0.4 / 4 / 0.2
+    assert (
+        "| claim x4 | - | per agent | 0.50 at 5m [0.50 to 0.50] | - [-: 2] | 0.12 [0.12; -: 1] | 0.25 [0.00 to 0.50] |"
+        in table
+    )
 
 
 def test_time_units_and_durations_for_axes_and_tables():

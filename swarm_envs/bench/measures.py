@@ -119,6 +119,66 @@ def overtaking(swarm: Curve, single: Curve, horizon: float | None = None) -> Ove
     return Overtaking(times[last_behind + 1], behind_s, deficit)
 
 
+def work_ratio(swarm: Curve, single: Curve, t: float, size: int = 1) -> float | None:
+    """Useful work of `swarm` by time `t` relative to `single`'s, per agent of the swarm.
+
+    The work done by `t` is the progress reached by then: the ratio is
+    `swarm(t) / size / single(t)`, None while the single agent has done nothing. With
+    `size = 1` it is the swarm's total against the single agent's; with the swarm's size,
+    what each of its agents did on average against the single agent: below 1 a swarm
+    agent does less useful work than an agent alone, above 1 more.
+    """
+    alone = value_at(single, t)
+    if alone <= _EPS:
+        return None
+    return value_at(swarm, t) / size / alone
+
+
+def peak_work_ratio(
+    swarm: Curve, single: Curve, size: int = 1, horizon: float | None = None
+) -> tuple[float, float] | None:
+    """The highest `work_ratio` at a breakpoint of either curve, and when it is first reached.
+
+    Returns `(ratio, time)` up to `horizon`, or None if the single agent never gained.
+    """
+    times = sorted({t for t, _ in swarm} | {t for t, _ in single})
+    best: tuple[float, float] | None = None
+    for t in times:
+        if horizon is not None and t > horizon:
+            break
+        r = work_ratio(swarm, single, t, size)
+        if r is not None and (best is None or r > best[0] + _EPS):
+            best = (r, t)
+    return best
+
+
+@dataclass(frozen=True)
+class Slowdown:
+    """How much longer a single agent takes to reach a swarm's final score.
+
+    Attributes:
+        target: the swarm's final progress (its last value).
+        swarm_s: when the swarm first reached it.
+        single_s: when the single agent first reached it, or None if it never did.
+        factor: `single_s / swarm_s` (inf if the swarm had it at 0), or None if the
+            single agent never got there or the swarm gained nothing.
+    """
+
+    target: float
+    swarm_s: float | None
+    single_s: float | None
+    factor: float | None
+
+
+def slowdown_to_final(swarm: Curve, single: Curve) -> Slowdown:
+    """The single agent's time to the swarm's final score against the swarm's own."""
+    target = swarm[-1][1] if swarm else 0.0
+    if target <= _EPS:
+        return Slowdown(target, None, None, None)
+    swarm_s, single_s = time_to(swarm, target), time_to(single, target)
+    return Slowdown(target, swarm_s, single_s, speedup(single_s, swarm_s))
+
+
 def speedup(single_s: float | None, swarm_s: float | None) -> float | None:
     """How many times faster the swarm got somewhere (None if either never got there)."""
     if single_s is None or swarm_s is None:

@@ -3,6 +3,9 @@
 - `progress_SUITE.png`: the mean progress of every configuration against virtual time,
   with the band from its lowest to its highest episode, the @time budgets marked; one
   panel without and one under the equal token budget when the bench ran both.
+- `work_SUITE.png`: the useful work per agent of each swarm over the single agent's
+  (`swarm(t) / size / single(t)`, the mean curves), and the whole swarm's
+  (`swarm(t) / single(t)`), against virtual time, log scale.
 - `timeline.png`: what each agent of one swarm did, action by action (a Gantt chart),
   its messages as marks, over the episode's passing tests.
 """
@@ -123,6 +126,71 @@ def progress_plot(fig: dict[str, Any], suite: str, path: Path) -> Path:
     return path
 
 
+def work_plot(fig: dict[str, Any], suite: str, path: Path) -> Path | None:
+    """Per-agent work of every swarm of `suite` over its single agent's; None if none."""
+    from swarm_envs.bench.measures import work_ratio
+
+    configs = [c for c in fig["configurations"] if c["suite"] == suite and c["episodes"]]
+    single = {(c["family"], c["token_budget_per_test"]): c for c in configs if c["size"] == 1}
+    pairs = [
+        (c, single[(c["family"], c["token_budget_per_test"])])
+        for c in configs
+        if c["size"] > 1 and (c["family"], c["token_budget_per_test"]) in single
+    ]
+    if not pairs:
+        return None
+    plt = _pyplot()
+    f, axes = plt.subplots(1, 2, figsize=(12.4, 4.2))
+    names = sorted({(c["agents"], c["size"]) for c, _ in pairs}, key=lambda k: (k[1], k[0]))
+    colours = {k: plt.get_cmap("tab10")(i % 10) for i, k in enumerate(names)}
+    horizon = max(c["time_cap_s"] for c in configs)
+    unit, per = time_unit(horizon)
+    for ax, whole in zip(axes, (False, True), strict=True):
+        for c, one in pairs:
+            swarm = list(zip(c["curve"]["t"], c["curve"]["mean"], strict=True))
+            alone = list(zip(one["curve"]["t"], one["curve"]["mean"], strict=True))
+            times = sorted({t for t, _ in swarm} | {t for t, _ in alone} | {horizon})
+            xs, ys = [], []
+            for t in times:
+                r = work_ratio(swarm, alone, t, 1 if whole else c["size"])
+                if r is not None and t > 0:
+                    xs.append(t / per)
+                    ys.append(r)
+            budget = c["token_budget_per_test"]
+            ax.step(
+                xs,
+                ys,
+                where="post",
+                color=colours[(c["agents"], c["size"])],
+                ls="-" if budget is None else "--",
+                label=f"{c['agents']} x{c['size']}"
+                + ("" if budget is None else f", {budget:g} tokens/test"),
+            )
+        ax.axhline(1.0, color="0.4", lw=0.9, ls=":")
+        ax.set_xscale("log")
+        ax.set_xlabel(f"virtual time ({unit}, log scale)")
+        ax.grid(alpha=0.3, which="both")
+        ax.set_ylabel(
+            "swarm's progress / single agent's"
+            if whole
+            else "progress per swarm agent / single agent's"
+        )
+        ax.set_title(
+            "whole swarm (1: as far as the agent alone)"
+            if whole
+            else "per agent (1: each does as much as an agent alone)",
+            fontsize=9,
+        )
+    axes[0].legend(fontsize=8)
+    f.suptitle(
+        f"Suite {suite}: work of the swarm against the single agent, mean curves", fontsize=10
+    )
+    f.tight_layout()
+    f.savefig(path, dpi=110)
+    plt.close(f)
+    return path
+
+
 def _budgets_of(configs: Sequence[dict[str, Any]]) -> list[float]:
     from swarm_envs.bench.config import BUDGET_UNITS, suite_scale
 
@@ -225,6 +293,9 @@ def draw_all(run: BenchRun, fig: dict[str, Any], out: Path) -> list[Path]:
     paths = []
     for suite in sorted({c["suite"] for c in fig["configurations"] if c["episodes"]}):
         paths.append(progress_plot(fig, suite, out / f"progress_{suite}.png"))
+        work = work_plot(fig, suite, out / f"work_{suite}.png")
+        if work is not None:
+            paths.append(work)
     shown = timeline_episode(run.results)
     if shown is not None:
         paths.append(timeline_plot(shown, out / "timeline.png"))

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from swarm_envs.bench.config import suite_scale
 from swarm_envs.bench.fit import fit_log_sigmoid, sample
 from swarm_envs.bench.measures import (
     MILESTONES,
@@ -25,10 +26,13 @@ from swarm_envs.bench.measures import (
     band,
     budget_label,
     overtaking,
+    peak_work_ratio,
     progress,
     scores_at,
+    slowdown_to_final,
     speedup,
     time_to,
+    work_ratio,
 )
 from swarm_envs.bench.runner import BenchRun, EpisodeResult
 
@@ -147,8 +151,79 @@ def _ends(rs: Sequence[EpisodeResult]) -> list[str]:
     return sorted({r.end_reason for r in rs if r.end_reason})
 
 
+#: the times, in units of the suite's scale (standard: 10 min, long: 1 h), at which the
+#: swarm's work is compared with the single agent's (`ratio_at`)
+RATIO_UNITS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
+
+
+def ratio_times(suite: str, horizon: float) -> list[float]:
+    """The comparison times of a suite up to `horizon` (virtual seconds)."""
+    unit = suite_scale(suite)[1]
+    return [unit * k for k in RATIO_UNITS if unit * k <= horizon] or [min(unit, horizon)]
+
+
+def _seed_curves(c: Configuration) -> dict[int, list[tuple[float, float]]]:
+    """Per seed, the mean progress over the configuration's tasks."""
+    by_seed: dict[int, list[EpisodeResult]] = {}
+    for r in c.results:
+        by_seed.setdefault(r.spec.seed, []).append(r)
+    return {
+        seed: band([progress(r.curve, r.tests_start, r.tests_total) for r in rs]).curve()
+        for seed, rs in sorted(by_seed.items())
+    }
+
+
+def _spread(values: Sequence[float | None]) -> dict[str, Any]:
+    """Mean, lowest and highest of per-seed values; `never` counts the seeds without one."""
+    got = [v for v in values if v is not None and not math.isinf(v)]
+    return {
+        "values": list(values),
+        "mean": sum(got) / len(got) if got else None,
+        "low": min(got) if got else None,
+        "high": max(got) if got else None,
+        "never": sum(1 for v in values if v is None),
+    }
+
+
+def _dynamics(
+    swarm: list[tuple[float, float]],
+    one: list[tuple[float, float]],
+    size: int,
+    horizon: float,
+    times: Sequence[float],
+) -> dict[str, Any]:
+    """Overtaking, the slowdown to the swarm's final score and the work ratios of one pair."""
+    o = overtaking(swarm, one, horizon=horizon)
+    slow = slowdown_to_final(swarm, one)
+    return {
+        "overtakes_at_s": o.time,
+        "behind_s": o.behind_s,
+        "largest_deficit": o.deficit,
+        "slowdown": {
+            "target": slow.target,
+            "swarm_s": slow.swarm_s,
+            "single_s": slow.single_s,
+            "factor": slow.factor,
+        },
+        "peak": {
+            what: None if p is None else {"ratio": p[0], "at_s": p[1]}
+            for what, p in (
+                ("per_agent", peak_work_ratio(swarm, one, size, horizon)),
+                ("whole", peak_work_ratio(swarm, one, 1, horizon)),
+            )
+        },
+        "ratio_at": {budget_label(t): work_ratio(swarm, one, t) for t in times},
+        "per_agent_at": {budget_label(t): work_ratio(swarm, one, t, size) for t in times},
+    }
+
+
 def comparisons(configs: Sequence[Configuration]) -> list[dict[str, Any]]:
-    """Every swarm against the single agent of its family, suite and budget."""
+    """Every swarm against the single agent of its family, suite and budget.
+
+    The figures are read from the mean curves; `seeds` has the same figures per seed
+    (each seed's mean over the tasks, swarm against single agent of the same seed) with
+    their mean, lowest and highest, as the band.
+    """
     single = {(c.suite, c.family, c.budget_per_test): c for c in configs if c.size == 1}
     out = []
     for c in configs:
@@ -156,7 +231,14 @@ def comparisons(configs: Sequence[Configuration]) -> list[dict[str, Any]]:
         if c.size == 1 or alone is None or not c.results or not alone.results:
             continue
         swarm, one = c.band.curve(), alone.band.curve()
-        o = overtaking(swarm, one, horizon=max(c.horizon, alone.horizon))
+        horizon = max(c.horizon, alone.horizon)
+        times = ratio_times(c.suite, horizon)
+        d = _dynamics(swarm, one, c.size, horizon, times)
+        mine, theirs = _seed_curves(c), _seed_curves(alone)
+        per_seed = {
+            s: _dynamics(mine[s], theirs[s], c.size, horizon, times) for s in mine if s in theirs
+        }
+        seeds = list(per_seed.values())
         out.append(
             {
                 "suite": c.suite,
@@ -167,9 +249,23 @@ def comparisons(configs: Sequence[Configuration]) -> list[dict[str, Any]]:
                 "speedup_50": speedup(time_to(one, 0.5), time_to(swarm, 0.5)),
                 "speedup_90": speedup(time_to(one, 0.9), time_to(swarm, 0.9)),
                 "speedup_100": speedup(time_to(one, 1.0), time_to(swarm, 1.0)),
-                "overtakes_at_s": o.time,
-                "behind_s": o.behind_s,
-                "largest_deficit": o.deficit,
+                **d,
+                "seeds": {
+                    "seeds": list(per_seed),
+                    "overtakes_at_s": _spread([s["overtakes_at_s"] for s in seeds]),
+                    "behind_s": _spread([s["behind_s"] for s in seeds]),
+                    "slowdown": _spread([s["slowdown"]["factor"] for s in seeds]),
+                    "peak": {
+                        w: _spread([s["peak"][w] and s["peak"][w]["ratio"] for s in seeds])
+                        for w in ("per_agent", "whole")
+                    },
+                    "ratio_at": {
+                        k: _spread([s["ratio_at"][k] for s in seeds]) for k in d["ratio_at"]
+                    },
+                    "per_agent_at": {
+                        k: _spread([s["per_agent_at"][k] for s in seeds]) for k in d["per_agent_at"]
+                    },
+                },
             }
         )
     return out
@@ -233,6 +329,90 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     right = ["---:" if i else "---" for i in range(len(header))]
     lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(right) + " |"]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return lines
+
+
+def _banded(value: float | None, spread: dict[str, Any], fmt: Any, none: str = "never") -> str:
+    """A mean-curve figure with the seeds' range: `2.1x [1.8x to 2.4x]`, `never [never: 2]`."""
+    text = none if value is None else fmt(value)
+    if len(spread["values"]) < 2:
+        return text
+    parts = []
+    if spread["low"] is not None:
+        lo, hi = fmt(spread["low"]), fmt(spread["high"])
+        parts.append(lo if lo == hi else f"{lo} to {hi}")
+    if spread["never"]:
+        parts.append(f"{none}: {spread['never']}")
+    return f"{text} [{'; '.join(parts)}]"
+
+
+def _peak(c: dict[str, Any], key: str) -> str:
+    """The highest work ratio with its time and the seeds' range: `0.58 at 3.8m [0.52 to 0.61]`."""
+    which = "per_agent" if key == "per_agent_at" else "whole"
+    p = c["peak"][which]
+    text = "-" if p is None else f"{p['ratio']:.2f} at {duration(p['at_s'])}"
+    spread = c["seeds"]["peak"][which]
+    if len(spread["values"]) > 1 and spread["low"] is not None:
+        text += f" [{spread['low']:.2f} to {spread['high']:.2f}]"
+    return text
+
+
+def _dynamics_tables(comps: Sequence[dict[str, Any]]) -> list[str]:
+    """Overtaking, the single agent's slowdown and the work ratios, with the seeds' range."""
+
+    def budget(c: dict[str, Any]) -> str:
+        b = c["token_budget_per_test"]
+        return "-" if b is None else f"{b:g}/test"
+
+    lines = [
+        "Dynamics, from the mean curves, with the range over the seeds in brackets (each "
+        "seed's mean over the tasks against the single agent's of the same seed):",
+        "",
+    ]
+    rows = []
+    for c in comps:
+        sd, sp = c["slowdown"], c["seeds"]
+        rows.append(
+            [
+                f"{c['agents']} x{c['size']}",
+                budget(c),
+                _banded(c["overtakes_at_s"], sp["overtakes_at_s"], duration),
+                _banded(c["behind_s"], sp["behind_s"], duration),
+                f"{sd['target']:.2f}",
+                duration(sd["swarm_s"]),
+                duration(sd["single_s"]) if sd["single_s"] is not None else "never",
+                _banded(sd["factor"], sp["slowdown"], _ratio),
+            ]
+        )
+    lines += _table(
+        [
+            "swarm",
+            "token budget",
+            "overtakes at",
+            "behind for",
+            "swarm's final",
+            "swarm reached it at",
+            "single agent at",
+            "single agent's slowdown",
+        ],
+        rows,
+    ) + [""]
+    labels = list(comps[0]["per_agent_at"])
+    rows = []
+    for c in comps:
+        for key, what in (("per_agent_at", "per agent"), ("ratio_at", "whole swarm")):
+            rows.append(
+                [f"{c['agents']} x{c['size']}", budget(c), what, _peak(c, key)]
+                + [_banded(c[key][k], c["seeds"][key][k], "{:.2f}".format, "-") for k in labels]
+            )
+    lines += _table(["swarm", "token budget", "work", "peak (at)", *labels], rows) + [""]
+    lines += [
+        "slowdown: the single agent's time to the swarm's final progress over the swarm's "
+        "(never: it did not get there). work: progress by that time of the swarm (per "
+        "agent: divided by its size) over the single agent's; -: the single agent had "
+        "fixed nothing yet.",
+        "",
+    ]
     return lines
 
 
@@ -330,6 +510,8 @@ def markdown(fig: dict[str, Any], plots: Sequence[Path] = ()) -> str:
                 ],
                 rows,
             ) + [""]
+        if comps:
+            lines += _dynamics_tables(comps)
         lines += [
             "Log-sigmoid fit of the mean progress, `p(t) = plateau / (1 + (t50/t)^slope)`:",
             "",
