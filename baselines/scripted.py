@@ -62,7 +62,7 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from swarm_envs.agents.conversation import (
     INSTRUCTIONS,
@@ -90,7 +90,7 @@ _CLAIM = re.compile(r"^(claim|done|assign): (\S+)$")
 _CUT = truncation_marker(0).split("0", 1)[0].strip()  # how a capped observation says so
 
 WorkModel = Literal["flat", "conversation"]
-WORK_MODELS: tuple[str, ...] = ("flat", "conversation")
+WORK_MODELS: tuple[str, ...] = get_args(WorkModel)
 #: prompt tokens per character of a conversation's JSON: the environment's 4 characters
 #: a token. benchmarks/calibrate_work_model.py fits 0.249 to `LLMAgent` conversations
 #: counted by the test server and 0.27-0.30 by small BPE tokenizers (docs/bench.md)

@@ -31,6 +31,8 @@ def test_the_return_is_the_tests_gained_minus_the_penalty_for_the_time_taken(n):
     trajectory = rollout(n, latency_penalty_per_s=penalty)
     gained = trajectory.tests_passed - trajectory.tests_passed_start
     assert trajectory.end_reason == "all_tests_pass" and gained == 13
+    # duration_s is the episode's virtual time (the time model's, deterministic), not a
+    # measurement: long enough for the penalty to weigh.
     assert trajectory.duration_s > 20
     assert trajectory.collective_return == pytest.approx(gained - penalty * trajectory.duration_s)
     # Every reward reaches every agent's trajectory once.
@@ -41,7 +43,7 @@ def test_the_return_is_the_tests_gained_minus_the_penalty_for_the_time_taken(n):
 def test_without_a_penalty_nothing_changes():
     plain, zero = rollout(3), rollout(3, latency_penalty_per_s=0.0)
     assert plain.collective_return == zero.collective_return == 13
-    assert plain.duration_s == zero.duration_s
+    assert plain.duration_s == zero.duration_s  # virtual seconds: the same episode
     assert [d.reward for a in plain.agents for d in a.decisions] == [
         d.reward for a in zero.agents for d in a.decisions
     ]

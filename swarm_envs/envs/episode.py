@@ -97,6 +97,11 @@ class AgentState:
     team: str | None = None  # the status line's team part, built once
 
 
+def _listed(tests: list[str], most: int = 20) -> str:
+    """Test ids for a finding's `test` field: the first `most` of them."""
+    return ", ".join(tests[:most]) + (" ..." if len(tests) > most else "")
+
+
 class Episode:
     """One episode: clock, agents, workspace, messages, scoring.
 
@@ -337,7 +342,7 @@ class Episode:
             *self.integrity,
             {
                 "kind": "final_recount",
-                "test": ", ".join(differ[:20]) + (" ..." if len(differ) > 20 else ""),
+                "test": _listed(differ),
                 "detail": (
                     f"the per-step count said {before} passing, a fresh run {self.passed}: "
                     f"{len(differ)} tests differ, since step {since}; the last reward "
@@ -859,7 +864,7 @@ class Episode:
             self._changed_at[t] = self.step_index
         finding = {
             "kind": "all_pass_recount",
-            "test": ", ".join(differ[:20]) + (" ..." if len(differ) > 20 else ""),
+            "test": _listed(differ),
             "detail": (
                 f"the per-step count said every test passes, a fresh run {self.passed} of "
                 f"{self.tests_total} (since step {self.step_index}): the episode goes on"
