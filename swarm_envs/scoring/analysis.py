@@ -13,8 +13,12 @@ record of the test process). Per file, `analyze` finds:
   where anything can reach them);
 - `opaque`: why the file defeats this analysis, if it does: dynamic imports, `exec`,
   `eval`, reflection (`getattr` with a computed name, `__dict__`, `globals()`), reading
-  files, inspecting frames, starting processes. A test that can reach an opaque file
-  depends on every file of the workspace.
+  files, inspecting frames, starting processes. Outside function bodies (what runs at
+  import) this is the file's `opaque`, and a test that can reach the file depends on
+  every file of the workspace; inside a body it is the function's `opaque`, and so
+  matters only to the tests that reach that function; a name bound to such a module
+  (`import importlib`, `from pathlib import Path`) is one of the file's `opaque_names`,
+  and a test reaching that name anywhere depends on every file.
 
 A test's outcome can only depend on a function's body if the function can be reached by
 name from the test (transitively through bodies), is called implicitly (dunder and I/O
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib.util import resolve_name
 
@@ -156,6 +161,7 @@ class FunctionFacts:
     refs: frozenset[str]
     always: bool  # decorated, a module's hook, or run while a class is being made
     implicit: bool = False  # a dunder, protocol method or property of a plain class
+    opaque: str = ""  # why its body defeats the analysis: a test reaching it, everything
 
 
 @dataclass(frozen=True)
@@ -197,7 +203,10 @@ class FileFacts:
     classes: tuple[ClassFacts, ...] = ()
     module_refs: frozenset[str] = frozenset()
     aliases: tuple[tuple[str, str], ...] = ()  # (local name, original name) of imports
-    opaque: str = ""
+    opaque: str = ""  # why code outside function bodies defeats the analysis
+    # Names bound to modules (or their functions) that defeat the analysis, with why: a
+    # test that reaches the name, wherever it is used, depends on everything.
+    opaque_names: tuple[tuple[str, str], ...] = ()
     names: frozenset[str] = field(default=frozenset())  # simple names of its functions
     bindings: tuple[Binding, ...] = ()
     # Names bound at module level, or declared global, other than by `def` and `class`.
@@ -250,13 +259,19 @@ class _Refs:
         self.opaque = opaque
 
     def scan(
-        self, roots: list[ast.AST], out: set[str], known: dict[str, str] | None = None
+        self,
+        roots: list[ast.AST],
+        out: set[str],
+        known: dict[str, str] | None = None,
+        local: frozenset[str] = frozenset(),
     ) -> None:
         """Add the names `roots` refer to to `out`.
 
         `known`: locals whose every binding is `x = C(...)` (C a plain name): a computed
         `getattr(x, name)` reaches only what objects of the classes named C hold
-        (recorded as the reference `CLASS_ATTRS + C`); any other computed one is opaque.
+        (recorded as the reference `CLASS_ATTRS + C`), as does `getattr(C(...), name)`
+        where C is not one of the function's locals (`local`); any other computed one is
+        opaque. Whether C names only a class of the project is the keys' check.
         """
         stack: list[ast.AST] = list(roots)
         parents: dict[int, ast.AST] = {}
@@ -291,13 +306,9 @@ class _Refs:
                         isinstance(args[1], ast.Constant) and isinstance(args[1].value, str)
                     ):
                         receiver = args[0] if args else None
-                        if (
-                            node.func.id in ("getattr", "hasattr")
-                            and known
-                            and isinstance(receiver, ast.Name)
-                            and receiver.id in known
-                        ):
-                            out.add(CLASS_ATTRS + known[receiver.id])
+                        made = _made_of(receiver, known, local) if known is not None else None
+                        if node.func.id in ("getattr", "hasattr") and made is not None:
+                            out.add(CLASS_ATTRS + made)
                             continue
                         self.opaque.append(f"{node.func.id}() with a computed name")
                     else:
@@ -323,9 +334,9 @@ class _Refs:
             self.opaque.append(f"the module {module} used as a value")
 
 
-def _check_os_path(tree: ast.AST, sensitive: dict[str, str], opaque: list[str]) -> None:
+def _check_os_path(nodes: Iterable[ast.AST], sensitive: dict[str, str], opaque: list[str]) -> None:
     # os.path.exists(...) reads the filesystem; os.path.join(...) does not.
-    for node in ast.walk(tree):
+    for node in nodes:
         if (
             isinstance(node, ast.Attribute)
             and isinstance(node.value, ast.Attribute)
@@ -337,9 +348,35 @@ def _check_os_path(tree: ast.AST, sensitive: dict[str, str], opaque: list[str]) 
             opaque.append(f"os.path.{node.attr}")
 
 
+def _outside_bodies(tree: ast.Module) -> Iterator[ast.AST]:
+    """Every node of the module outside function bodies.
+
+    What runs at import: decorators, defaults and annotations included.
+    """
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            stack.extend([*node.decorator_list, node.args])
+            if node.returns is not None:
+                stack.append(node.returns)
+        else:
+            stack.extend(ast.iter_child_nodes(node))
+
+
 def _imports(
-    tree: ast.AST, package: str, sensitive: dict[str, str], opaque: list[str]
+    tree: ast.AST,
+    package: str,
+    sensitive: dict[str, str],
+    opaque: list[str],
+    opaque_names: dict[str, str],
 ) -> tuple[list[ImportRef], list[tuple[str, str]]]:
+    """The file's imports and aliases.
+
+    The names it binds to modules (or their functions) that defeat the analysis go into
+    `opaque_names` (name -> why); a star import from one makes the whole file opaque.
+    """
     refs: list[ImportRef] = []
     aliases: list[tuple[str, str]] = []
     for node in ast.walk(tree):
@@ -348,7 +385,7 @@ def _imports(
                 refs.append(ImportRef(a.name))
                 top = a.name.split(".")[0]
                 if top in OPAQUE_MODULES:
-                    opaque.append(f"import {a.name}")
+                    opaque_names.setdefault(a.asname or top, f"import {a.name}")
                 bound = a.asname or top
                 if a.asname is None and top in SAFE_ATTRS:
                     sensitive[bound] = top
@@ -363,22 +400,23 @@ def _imports(
             else:
                 mod = node.module or ""
             top = mod.split(".")[0]
-            if not node.level and top in OPAQUE_MODULES:
-                opaque.append(f"from {mod} import ...")
+            bad_module = not node.level and top in OPAQUE_MODULES
             names = tuple(a.name for a in node.names if a.name != "*")
             star = any(a.name == "*" for a in node.names)
             if mod:
                 refs.append(ImportRef(mod, names, star))
             for a in node.names:
                 if a.name == "*":
-                    if not node.level and mod in SAFE_ATTRS:
+                    if not node.level and (mod in SAFE_ATTRS or bad_module):
                         opaque.append(f"from {mod} import *")
                     continue
                 full = f"{mod}.{a.name}" if mod else a.name
-                if not node.level and full in SAFE_ATTRS:
+                if bad_module:
+                    opaque_names.setdefault(a.asname or a.name, f"from {mod} import {a.name}")
+                elif not node.level and full in SAFE_ATTRS:
                     sensitive[a.asname or a.name] = full
                 elif not node.level and mod in SAFE_ATTRS and a.name not in SAFE_ATTRS[mod]:
-                    opaque.append(f"from {mod} import {a.name}")
+                    opaque_names.setdefault(a.asname or a.name, f"from {mod} import {a.name}")
                 if a.asname and a.asname != a.name:
                     aliases.append((a.asname, a.name))
     for node in ast.walk(tree):
@@ -439,8 +477,30 @@ def _base_name(expr: ast.expr) -> str | None:
     return None
 
 
-def _known_locals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
-    """Locals of `fn` whose every binding is `x = C(...)` with one plain name C: {x: C}."""
+def _made_of(receiver: ast.AST | None, known: dict[str, str], local: frozenset[str]) -> str | None:
+    """The class C whose object `receiver` is, or None.
+
+    A known local, or a call `C(...)` of a name that is not a local (so not rebound in the
+    function).
+    """
+    if isinstance(receiver, ast.Name):
+        return known.get(receiver.id)
+    if (
+        isinstance(receiver, ast.Call)
+        and isinstance(receiver.func, ast.Name)
+        and receiver.func.id not in local
+    ):
+        return receiver.func.id
+    return None
+
+
+def _known_locals(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> tuple[dict[str, str], frozenset[str]]:
+    """Locals of `fn` whose every binding is `x = C(...)` with one plain name C: {x: C}.
+
+    And every name `fn` binds (arguments, assignments, imports, nested definitions).
+    """
     made: dict[str, set[str]] = {}
     assigned: dict[str, int] = {}
     stores: dict[str, int] = {}
@@ -474,7 +534,7 @@ def _known_locals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
             made.setdefault(x, set()).add(node.value.func.id)
             assigned[x] = assigned.get(x, 0) + 1
     bound = unknown | stores.keys()
-    return {
+    known = {
         x: c
         for x, cs in made.items()
         for c in cs
@@ -483,6 +543,7 @@ def _known_locals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
         and stores.get(x) == assigned[x]
         and c not in bound  # C itself is the module's name, not a local
     }
+    return known, frozenset(bound)
 
 
 def _plain(expr: ast.AST | None, calls: list[str], depth: int = 0) -> bool:
@@ -593,8 +654,9 @@ def analyze(data: bytes, package: str) -> FileFacts:
 def _analyze(tree: ast.Module, data: bytes, package: str) -> FileFacts:  # noqa: C901
     opaque: list[str] = []
     sensitive: dict[str, str] = {}
-    imports, aliases = _imports(tree, package, sensitive, opaque)
-    _check_os_path(tree, sensitive, opaque)
+    opaque_names: dict[str, str] = {}
+    imports, aliases = _imports(tree, package, sensitive, opaque, opaque_names)
+    _check_os_path(_outside_bodies(tree), sensitive, opaque)
     lazy_annotations = any(
         isinstance(n, ast.ImportFrom)
         and n.module == "__future__"
@@ -628,7 +690,13 @@ def _analyze(tree: ast.Module, data: bytes, package: str) -> FileFacts:  # noqa:
                 first = _body_start(node)
                 body = _segment(lines, node.body[-1], first) if first is not None else b""
                 names: set[str] = set()
-                refs.scan(list(node.body), names, _known_locals(node))
+                # What defeats the analysis inside a body matters only to the tests that
+                # reach the function (the body runs for no other).
+                why: list[str] = []
+                refs.opaque = why
+                refs.scan(list(node.body), names, *_known_locals(node))
+                _check_os_path((n for stmt in node.body for n in ast.walk(stmt)), sensitive, why)
+                refs.opaque = opaque
                 special = (
                     (node.name.startswith("__") and node.name.endswith("__"))
                     or node.name in PROTOCOL_NAMES
@@ -649,6 +717,7 @@ def _analyze(tree: ast.Module, data: bytes, package: str) -> FileFacts:  # noqa:
                         frozenset(names),
                         always,
                         implicit and node.name not in _AT_DEFINITION,
+                        why[0] if why else "",
                     )
                 )
                 # Decorators run at import: module level. Defaults and annotations too,
@@ -712,6 +781,7 @@ def _analyze(tree: ast.Module, data: bytes, package: str) -> FileFacts:  # noqa:
                     module_roots.append(node)
     module_refs: set[str] = set(made_at_import)
     refs.scan(module_roots, module_refs)
+    opaque.extend(why for name, why in opaque_names.items() if name in module_refs)
     assigned: set[str] = set()
     for sub in ast.walk(tree):
         if isinstance(sub, ast.Global):
@@ -731,6 +801,7 @@ def _analyze(tree: ast.Module, data: bytes, package: str) -> FileFacts:  # noqa:
         module_refs=frozenset(module_refs),
         aliases=tuple(aliases),
         opaque=opaque[0] if opaque else "",
+        opaque_names=tuple(sorted(opaque_names.items())),
         names=frozenset(f.name for f in functions),
         bindings=tuple(bindings),
         assigned=frozenset(assigned),

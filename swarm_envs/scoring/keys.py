@@ -82,6 +82,8 @@ class _Reach:
     that something reached can have them called). Module-level code that is not a plain
     binding, and what it names, is reached by every test, as are decorated functions,
     the helpers of the test files and the methods of classes foreign code calls back.
+    Reaching a function whose body defeats the analysis, or a name bound to a module that
+    does (`FileFacts.opaque_names`), reaches everything.
     """
 
     def __init__(self, closure: Closure, facts: Callable[[str], FileFacts | None]):
@@ -91,6 +93,7 @@ class _Reach:
         self.implicit: dict[str, list[tuple[str, FunctionFacts]]] = {}  # by class name
         self.methods: dict[tuple[str, str], list[FunctionFacts]] = {}  # (file, class)
         self.assigned: set[str] = set()  # names something other than a class may be
+        self.opaque_names: set[str] = set()  # bound to modules that defeat the analysis
         seeds: set[str] = set()
         always: list[tuple[str, FunctionFacts]] = []
         classes: dict[str, list[tuple[str, ClassFacts]]] = {}
@@ -102,6 +105,7 @@ class _Reach:
             per_file[rel] = f
             seeds.update(f.module_refs)
             self.assigned.update(f.assigned)
+            self.opaque_names.update(name for name, _ in f.opaque_names)
             for local, original in f.aliases:
                 self.aliases.setdefault(local, set()).add(original)
             for c in f.classes:
@@ -154,6 +158,8 @@ class _Reach:
         def add(rel: str, fn: FunctionFacts) -> None:
             if (rel, fn.qualname) not in reached:
                 reached.add((rel, fn.qualname))
+                if fn.opaque:
+                    reached.add(EVERYTHING)  # its body defeats the analysis
                 todo.extend(fn.refs)
                 todo.append(_sig(rel, fn.qualname))  # its defaults and annotations
 
@@ -164,6 +170,8 @@ class _Reach:
             if name in done:
                 continue
             done.add(name)
+            if name in self.opaque_names:
+                reached.add(EVERYTHING)  # a module (or its function) that does anything
             if name.startswith(CLASS_ATTRS):
                 self._attrs(name[len(CLASS_ATTRS) :], reached, todo, add)
                 continue

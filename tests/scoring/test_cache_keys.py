@@ -64,6 +64,20 @@ SOLUTION = {
             return _load("adv.hidden", fromlist=["secret"]).secret()
         """
     ),
+    # The same, inside a function: only the tests that reach it depend on everything.
+    "adv/dynfn.py": textwrap.dedent(
+        """\
+        import importlib
+
+
+        def load(name):
+            return importlib.import_module("adv." + name).secret()
+
+
+        def plain():
+            return 5
+        """
+    ),
     "adv/data.txt": "twelve chars",
     "adv/reader.py": textwrap.dedent(
         """\
@@ -98,6 +112,8 @@ TESTS = {
     "def test_encode():\n    assert encode(P()) == '[\"point\", 3]'\n",
     "test_byname.py": "from adv.core import Box, by_name\n\n\ndef test_by_name():\n    assert by_name(Box()) == 7\n",
     "test_dyn.py": "from adv.dyn import load\n\n\ndef test_load():\n    assert load() == 41\n",
+    "test_dynfn.py": "from adv.dynfn import load, plain\n\n\ndef test_load_by_name():\n"
+    "    assert load('hidden') == 41\n\n\ndef test_plain():\n    assert plain() == 5\n",
     "test_reader.py": "from adv.reader import size\n\n\ndef test_size():\n    assert size() == 'twelve chars'\n",
     "test_plugins.py": "import adv.plugins as p\n\n\ndef test_plug():\n    assert p.REG['plug']() == 1\n",
 }
@@ -135,6 +151,12 @@ EDITS = [
     ("a module loaded by a hidden import", "adv/hidden.py", "def secret():\n    return 42\n"),
     ("back", "adv/hidden.py", SOLUTION["adv/hidden.py"]),
     (
+        "a module a function loads by a computed name",
+        "adv/hidden.py",
+        "def secret():\n    return 40\n",
+    ),
+    ("back", "adv/hidden.py", SOLUTION["adv/hidden.py"]),
+    (
         "a method the json module calls by name",
         "adv/core.py",
         SOLUTION["adv/core.py"].replace('["point", o.x]', '["point", o.x + 1]'),
@@ -167,7 +189,7 @@ def test_the_fast_scorer_agrees_with_fresh_runs_after_adversarial_edits(tmp_path
     task = write_task(tmp_path / "adv", solution=SOLUTION, tests=TESTS, start=SOLUTION, name="adv")
     task.materialize(sandbox.root)
     with make_scorer(task, sandbox) as fast, make_scorer(task, sandbox, kind="subprocess") as fresh:
-        assert fast.evaluate().passed == fast.evaluate().total == 7
+        assert fast.evaluate().passed == fast.evaluate().total == 9
         for what, rel, text in EDITS:
             _put(sandbox, rel, text)
             a, b = fast.evaluate(), fresh.evaluate()
@@ -202,7 +224,7 @@ def test_a_fresh_episode_never_inherits_another_contents_outcome(tmp_path, make_
     with make_scorer(task, second) as sc:
         again = sc.evaluate()
     assert not hacked.per_test["tests/test_handlers.py::test_double"]
-    assert again.per_test["tests/test_handlers.py::test_double"] and again.passed == 7
+    assert again.per_test["tests/test_handlers.py::test_double"] and again.passed == 9
 
 
 SHAPES = textwrap.dedent(
@@ -386,3 +408,62 @@ def test_keys_follow_values_and_classes_and_widen_on_what_runs_at_import():
     assert "pkg/m.py:h3" in _reach(files, tests, "tests/test_a.py::test_t")
     # A computed attribute of something that is not an object of a known class: opaque.
     assert _reach(files, tests, "tests/test_b.py::test_dyn") is None
+
+
+def test_what_defeats_the_analysis_widens_only_the_keys_of_the_tests_that_reach_it():
+    m = textwrap.dedent(
+        """\
+        import importlib
+
+
+        def load(name):
+            return importlib.import_module(name).VALUE
+
+
+        def reads():
+            with open(__file__) as f:
+                return len(f.read())
+
+
+        def pure(x):
+            return x + 1
+        """
+    ).encode()
+    files = {"pkg/__init__.py": b"", "pkg/m.py": m}
+    tests = {
+        "tests/test_a.py": b"from pkg.m import load, pure, reads\n\n\ndef test_pure():\n"
+        b"    assert pure(1) == 2\n\n\ndef test_load():\n    assert load('pkg.v') == 1\n\n\n"
+        b"def test_reads():\n    assert reads() > 0\n",
+        # The module re-exported under its own name, then used: still everything.
+        "tests/test_b.py": b"from pkg.m import importlib, pure\n\n\ndef test_again():\n"
+        b"    assert importlib.import_module('pkg.v').VALUE == pure(0)\n",
+    }
+    pure = _reach(files, tests, "tests/test_a.py::test_pure")
+    assert pure is not None and "pkg/m.py:pure" in pure and "pkg/m.py:load" not in pure
+    assert _reach(files, tests, "tests/test_a.py::test_load") is None  # an opaque name
+    assert _reach(files, tests, "tests/test_a.py::test_reads") is None  # an opaque body
+    assert _reach(files, tests, "tests/test_b.py::test_again") is None
+    # Used at import, the same name defeats the analysis for every test of the file.
+    at_import = {**files, "pkg/m.py": m + b"\nVALUE = importlib.import_module('pkg.v')\n"}
+    assert _reach(at_import, tests, "tests/test_a.py::test_pure") is None
+
+
+def test_a_computed_attribute_of_a_new_object_of_a_known_class_reaches_its_methods():
+    files = {
+        "pkg/__init__.py": b"",
+        "pkg/p.py": b"class Parser:\n    def one(self):\n        return 1\n\n"
+        b"    def two(self):\n        return helper()\n\n\ndef helper():\n    return 2\n\n\n"
+        b"def unrelated():\n    return 3\n",
+    }
+    tests = {
+        "tests/test_p.py": b"from pkg.p import Parser, unrelated\n\n\ndef run(m):\n"
+        b"    return getattr(Parser(), m)()\n\n\ndef test_two():\n    assert run('two') == 2\n",
+        # A local rebinding the class's name: the receiver is not known.
+        "tests/test_q.py": b"from pkg.p import Parser\n\n\ndef run(m, Parser=Parser):\n"
+        b"    return getattr(Parser(), m)()\n\n\ndef test_one():\n    assert run('one') == 1\n",
+    }
+    got = _reach(files, tests, "tests/test_p.py::test_two")
+    assert got is not None
+    assert {"pkg/p.py:Parser.one", "pkg/p.py:Parser.two", "pkg/p.py:helper"} <= got
+    assert "pkg/p.py:unrelated" not in got
+    assert _reach(files, tests, "tests/test_q.py::test_one") is None

@@ -99,7 +99,8 @@ def test_function_level_keys_are_sound(tmp_path, sandbox):
             "def _init():\n    return 2\n\n\nREADY = _init()\n",
         )
         assert sc.evaluate().ran == 7
-        # A file that starts a process is opaque: whoever can import it depends on everything.
+        # A function that starts a process defeats the analysis: the tests that reach it
+        # (the three of shout) depend on every file; the others still on what they reach.
         put(
             sandbox,
             "mathy/text.py",
@@ -109,6 +110,16 @@ def test_function_level_keys_are_sound(tmp_path, sandbox):
         assert sc.evaluate().passed == 7
         ops = "X = 1\n" + solution["mathy/ops.py"]
         put(sandbox, "mathy/ops.py", ops.replace("return shout(", "return  shout("))
+        assert sc.evaluate().ran == 3
+        # Started at import, it is every importer's.
+        put(
+            sandbox,
+            "mathy/text.py",
+            'import subprocess\n\nsubprocess.run(["true"])\n\n\ndef shout(s):\n'
+            '    return s.upper() + "!"\n',
+        )
+        assert sc.evaluate().passed == 7
+        put(sandbox, "mathy/ops.py", ops)
         assert sc.evaluate().ran == 7  # every test can import the opaque text.py
 
 
@@ -131,11 +142,12 @@ def test_fast_follows_transitive_and_dynamic_imports(tmp_path, sandbox):
         # A change at module level (what importing does) re-runs every importer.
         put(sandbox, "mathy/helpers.py", "LIMIT = 3\n\n\ndef one():\n    return 2\n")
         assert sc.evaluate().ran == 4
-        # A dynamic import makes the file depend on every Python file's skeleton.
+        # A dynamic import makes the tests that reach it depend on every file.
         put(
             sandbox,
             "mathy/text.py",
-            'import importlib\n\n\ndef shout(s):\n    return s.upper() + "!"\n',
+            "import importlib\n\n\ndef shout(s):\n"
+            '    importlib.import_module("mathy.helpers")\n    return s.upper() + "!"\n',
         )
         assert sc.evaluate().ran == 3
         put(sandbox, "mathy/helpers.py", "LIMIT = 4\n\n\ndef one():\n    return 1\n")

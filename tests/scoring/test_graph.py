@@ -43,7 +43,7 @@ def test_transitive_relative_and_package_imports():
 def test_data_files_are_everyones_and_opaque_files_say_so():
     files = {"pkg/__init__.py": b"", "pkg/a.py": b"", "pkg/b.py": b"", "data.json": b"{}"}
     assert _closures(files)["tests/test_b.py"].files == {"pkg/__init__.py", "pkg/b.py", "data.json"}
-    dynamic = {**files, "pkg/a.py": b"import importlib\n"}
+    dynamic = {**files, "pkg/a.py": b"import importlib\n\nB = importlib.import_module('pkg.b')\n"}
     c = _closures(dynamic)
     assert "pkg/a.py" in c["tests/test_a.py"].opaque and not c["tests/test_b.py"].opaque
 
