@@ -13,7 +13,7 @@ import pytest
 from swarm_envs.error import ConfigError
 from swarm_envs.scoring import make_scorer
 
-from .project import OPS_IDS, SOLUTION, TEXT_IDS, put
+from .project import OPS_IDS, SOLUTION, TEXT_IDS, put, write_task
 
 
 def test_start_state_fails_everything(scorer):
@@ -104,3 +104,21 @@ def test_collection_error_fails_every_affected_test(scorer, sandbox):
     assert all(r.per_test[i] is False for i in OPS_IDS)
     assert all(r.per_test[i] is True for i in TEXT_IDS)
     assert "SyntaxError" in r.failures[OPS_IDS[0]] or "syntax" in r.failures[OPS_IDS[0]].lower()
+
+
+def test_a_conftest_importing_sys_and_the_project_is_not_flagged(kind, tmp_path, sandbox):
+    """pytest's capture replaces `sys.stdin` after the guard first looks at `sys`; when a
+    canonical conftest imports `sys` and the project, that is not the code under test."""
+    tests = {
+        "conftest.py": "import sys\n\nimport pytest\n\nimport mathy\n\n\n"
+        "@pytest.fixture\ndef loud():\n    return mathy.shout\n",
+        "test_io.py": "import sys\n\n\ndef test_loud(loud, capsys):\n    print(loud('a'))\n"
+        "    assert capsys.readouterr().out == 'A!\\n'\n\n\n"
+        "def test_stdin_is_not_readable():\n    assert sys.stdin is not sys.__stdin__\n",
+    }
+    solution = {**SOLUTION, "mathy/__init__.py": "from .text import shout\n"}
+    task = write_task(tmp_path / "t", solution=solution, tests=tests, start=solution, name="io")
+    task.materialize(sandbox.root)
+    with make_scorer(task, sandbox, kind=kind) as sc:
+        r = sc.evaluate()
+    assert r.integrity == () and (r.passed, r.total) == (2, 2), (r.integrity, r.failures)

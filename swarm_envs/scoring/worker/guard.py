@@ -170,6 +170,10 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     import gc
     from operator import is_
 
+    from _pytest.capture import DontReadFromInput
+
+    real_stdin = sys.__stdin__
+
     try:
         from _json import encode_basestring_ascii as enc
     except ImportError:  # pragma: no cover
@@ -417,6 +421,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 if ("*", n) not in LEGITIMATE_CHANGES
                 and (label, n) not in LEGITIMATE_CHANGES
                 and not (n not in old_names and submodule(d.get(n), f"{label}.{n}"))
+                and not (label == "sys" and n == "stdin" and captured_stdin(d.get(n)))
             ]
             if bad:
                 flag(
@@ -425,6 +430,14 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 return False
             entry[2:] = ids(d)
         return True
+
+    def captured_stdin(value: object) -> bool:
+        """`sys.stdin` as pytest's capture sets it (and restores it): nothing to take.
+
+        The snapshot of `sys` is taken before pytest starts capturing when a test module
+        imports `sys` and the project's code runs while pytest loads conftests.
+        """
+        return value is real_stdin or type(value) is DontReadFromInput
 
     def submodule(value: object, name: str) -> bool:
         """True if `value` is the module `name` (a package gains its submodules on import)."""
