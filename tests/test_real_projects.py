@@ -311,6 +311,70 @@ def test_many_deselected_tests_warn_and_name_the_likely_fix(tmp_path, capsys, us
     assert "4 x" in report and "warning" in report.lower()
 
 
+@pytest.mark.slow
+def test_every_test_running_code_the_guard_flags_goes_at_once(tmp_path, capsys, user_cache):
+    # A deprecation helper that looks at its caller's frame (as semver's does): the guard
+    # refuses it, and names at most a few tests per run. Every test that executed it in
+    # the instrumented run is deselected with them; the others stay.
+    files = {
+        "LICENSE": "MIT\n",
+        "pkg/__init__.py": """
+            import inspect
+            import warnings
+
+
+            def deprecated(func):
+                def wrapper(*args):
+                    frame = inspect.currentframe().f_back
+                    warnings.warn_explicit("old", DeprecationWarning, "x.py", frame.f_lineno)
+                    return func(*args)
+
+                return wrapper
+
+
+            def one():
+                return 1
+
+
+            @deprecated
+            def old_one():
+                return one()
+        """,
+        "tests/test_a.py": """
+            import warnings
+
+            import pytest
+
+            from pkg import old_one, one
+
+
+            @pytest.mark.parametrize("i", range(90))
+            def test_old(i):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    assert old_one() == 1
+
+
+            @pytest.mark.parametrize("i", range(5))
+            def test_new(i):
+                assert one() == 1
+        """,
+    }
+    src = write(tmp_path / "p", files)
+    argv = ["make-task", str(src), "--name", "framey", "--out", str(tmp_path / "t")]
+    assert main([*argv, "-q", "--deselect-failing"]) == 0, capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "frame_introspection" in text
+    import tomllib
+
+    m = tomllib.loads((tmp_path / "t" / "task.toml").read_text())
+    deselected = set(m["tests"]["deselect"])
+    assert not any("test_new" in d for d in deselected)
+    assert "tests/test_a.py::test_old" in deselected or all(
+        f"tests/test_a.py::test_old[{i}]" in deselected for i in range(90)
+    )
+
+
 def sdist(folder: Path, name: str, version: str, files: dict[str, str]) -> Path:
     """A source distribution `name-version.tar.gz` of `files`, as `python -m build` makes."""
     root = write(folder / "unpacked" / f"{name}-{version}", files)

@@ -27,6 +27,7 @@ Layer: above the environments (it registers the task it made with Gymnasium) and
 
 from __future__ import annotations
 
+import ast
 import math
 import os
 import re
@@ -564,6 +565,12 @@ def _check_reference(
         return
     reasons: dict[str, str] = {}
     flagged = {f.get("test", ""): f for f in ref.integrity}
+    if deselect_failing:
+        # The guard names at most a few tests a run; every test that executed the flagged
+        # code of the reference (in the instrumented run) does what they did.
+        for nid, f in _running_flagged_code(ref.integrity, profile, task.solution_files()):
+            if nid in failing:
+                flagged.setdefault(nid, f)
     named = {nid for nid in failing if nid in flagged}
     if deselect_failing and named and len(named) < len(failing):
         # The guard named the tests that tampered: the rest failed with their run.
@@ -588,6 +595,44 @@ def _check_reference(
             "docs/task-format.md (what differs in the sandbox)."
         )
     deselected.update(reasons)
+
+
+_FLAGGED_AT = re.compile(r"(?P<file>[^\s:]+\.py):(?P<line>\d+) in ")
+
+
+def _running_flagged_code(
+    findings: Iterable[dict], profile: ReferenceProfile, solution: dict[str, bytes]
+) -> list[tuple[str, dict]]:
+    """The tests that executed code of the project a guard finding points at.
+
+    (test, finding) for every test whose instrumented run executed the function that
+    holds a finding's `file:line in function`.
+    """
+    at: dict[tuple[str, int], dict] = {}
+    for f in findings:
+        m = _FLAGGED_AT.match(str(f.get("detail", "")))
+        data = solution.get(m["file"]) if m else None
+        if m is None or data is None:
+            continue
+        try:
+            tree = ast.parse(data)
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        line, inner = int(m["line"]), None
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and (
+                node.lineno <= line <= (node.end_lineno or node.lineno)
+            ):
+                if inner is None or node.lineno > inner.lineno:
+                    inner = node
+        if inner is not None:
+            first = min([inner.lineno, *(d.lineno for d in inner.decorator_list)])
+            at.setdefault((m["file"], first), f)
+    return [
+        (nid, at[loc])
+        for nid, t in profile.tests.items()
+        for loc in sorted(t.executed & at.keys())[:1]
+    ]
 
 
 def compress(tests: Sequence[str], suite: Sequence[str]) -> list[str]:
