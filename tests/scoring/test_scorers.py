@@ -122,3 +122,25 @@ def test_a_conftest_importing_sys_and_the_project_is_not_flagged(kind, tmp_path,
     with make_scorer(task, sandbox, kind=kind) as sc:
         r = sc.evaluate()
     assert r.integrity == () and (r.passed, r.total) == (2, 2), (r.integrity, r.failures)
+
+
+def test_a_lazily_imported_standard_name_is_not_a_change(kind, tmp_path, sandbox):
+    """`concurrent.futures` binds `ThreadPoolExecutor` in itself on first use (its
+    `__getattr__`): the genuine class, not the code under test's doing; a fake is."""
+    use = (
+        "import concurrent.futures\n\nfrom mathy.text import shout\n\n\ndef test_pool():\n"
+        "    with concurrent.futures.ThreadPoolExecutor(2) as ex:\n"
+        "        assert list(ex.map(shout, ['a'])) == ['A!']\n"
+    )
+    solution = {**SOLUTION, "mathy/__init__.py": ""}
+    task = write_task(
+        tmp_path / "t", solution=solution, tests={"test_pool.py": use}, start=solution
+    )
+    task.materialize(sandbox.root)
+    with make_scorer(task, sandbox, kind=kind) as sc:
+        r = sc.evaluate()
+        assert r.integrity == () and (r.passed, r.total) == (1, 1), (r.integrity, r.failures)
+        fake = "import concurrent.futures\n\nconcurrent.futures.ThreadPoolExecutor = object\n"
+        put(sandbox, "mathy/__init__.py", fake)
+        r = sc.evaluate()
+    assert r.passed == 0 and any(f["kind"] == "harness_changed" for f in r.integrity), r

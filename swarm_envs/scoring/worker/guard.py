@@ -111,6 +111,11 @@ LEGITIMATE_CHANGES = frozenset(
     | {("time", n) for n in ("tzname", "timezone", "altzone", "daylight")}
     | {("_pytest.debugging.pytestPDB", n) for n in ("_config", "_pluginmanager", "_saved")}
 )
+#: (module, name) -> the submodule its `__getattr__` imports the name from on first use
+LAZY_ATTRIBUTES = {
+    ("concurrent.futures", "ThreadPoolExecutor"): "concurrent.futures.thread",
+    ("concurrent.futures", "ProcessPoolExecutor"): "concurrent.futures.process",
+}
 _VETO = "refused by the scoring harness"
 # Signal handlers run between any two bytecodes, the guard's own included: none may be set.
 _SIGNAL_SETTERS = ("signal", "setitimer", "alarm")
@@ -422,6 +427,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 and (label, n) not in LEGITIMATE_CHANGES
                 and not (n not in old_names and submodule(d.get(n), f"{label}.{n}"))
                 and not (label == "sys" and n == "stdin" and captured_stdin(d.get(n)))
+                and not (n not in old_names and lazily_imported(label, n, d.get(n)))
             ]
             if bad:
                 flag(
@@ -438,6 +444,18 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         imports `sys` and the project's code runs while pytest loads conftests.
         """
         return value is real_stdin or type(value) is DontReadFromInput
+
+    def lazily_imported(label: str, name: str, value: object) -> bool:
+        """A name a standard module's `__getattr__` binds on first use, to the genuine value.
+
+        `concurrent.futures.ThreadPoolExecutor` is bound in the package the first time it
+        is asked for, imported from `concurrent.futures.thread`.
+        """
+        where_ = LAZY_ATTRIBUTES.get((label, name))
+        mod = modules_dict.get(where_) if where_ is not None else None
+        if mod is None or not issubclass(type(mod), ModuleType):
+            return False
+        return module_dict(mod).get(name, LAZY_ATTRIBUTES) is value
 
     def submodule(value: object, name: str) -> bool:
         """True if `value` is the module `name` (a package gains its submodules on import)."""
