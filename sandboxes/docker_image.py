@@ -227,7 +227,9 @@ def rootfs(recipe: Recipe) -> pathlib.Path:
         # What an offline, read-only image never uses.
         for rel in _UNUSED:
             shutil.rmtree(target / rel, ignore_errors=True)
-        partial = out.with_suffix(".partial")
+        # In this build's own folder: two builders of the same recipe sharing the cache
+        # (test workers, a command beside them) each rename a whole tarball into place.
+        partial = pathlib.Path(tmp) / "rootfs.tar"
         tar = ["tar", "--numeric-owner", "-C", str(target), "-cf", str(partial)]
         tar += ["--exclude=./dev/*", "--exclude=./proc/*", "--exclude=./sys/*", "."]
         subprocess.run(tar, check=True)
