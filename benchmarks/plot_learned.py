@@ -195,6 +195,54 @@ def village_table(village: list[dict]) -> None:
             )
 
 
+def identity_table(ckpts: list[Path], task: str) -> None:
+    """How much the identity slot alone moves each policy, at the starting state.
+
+    The observation of agent_0 at reset, with its identity one-hot moved to slot j (and its
+    rank to j / 16): the KL divergence of the policy's move distribution from slot 0's, and
+    the entropy. A slot no training swarm had (j >= size) feeds the first layer through
+    weights that never received a gradient (their input was always 0).
+    """
+    import torch
+
+    import swarm_envs
+    from swarm_envs.baselines.ppo.maths import masked_categorical
+    from swarm_envs.baselines.ppo.policy import MenuPolicy
+
+    env = swarm_envs.parallel_env(task, num_agents=16, mode="menu")
+    obs, _ = env.reset(seed=10**9)
+    layout = env.layout
+    base = obs["agent_0"]["observation"].copy()
+    mask = torch.as_tensor(obs["agent_0"]["action_mask"].astype(bool))[None]
+    env.close()
+    g = layout.obs_size - 16 - 1  # the rank, then the 16 identity slots
+    print("\n| policy | trained sizes | KL from slot 0, slots seen in training | slots never seen "
+          "| entropy (nats) |")  # fmt: skip
+    print("| --- | --- | ---: | ---: | ---: |")
+    for path in ckpts:
+        state = torch.load(path, weights_only=False, map_location="cpu")
+        a = state["args"]
+        net = MenuPolicy(layout.obs_size, layout.n_moves, a["hidden"])
+        net.load_state_dict(state["policy"])
+        sizes = sorted({int(r.get("charts/num_agents", a["num_agents"])) for r in state["history"]})
+        dists = []
+        for j in range(16):
+            x = base.copy()
+            x[g] = j / 16
+            x[g + 1 :] = 0.0
+            x[g + 1 + j] = 1.0
+            with torch.no_grad():
+                dists.append(masked_categorical(net.actor(torch.as_tensor(x)[None]), mask))
+        kl = [float(torch.distributions.kl_divergence(d, dists[0])) for d in dists]
+        seen = [k for j, k in enumerate(kl) if j < max(sizes) and j > 0]
+        unseen = [k for j, k in enumerate(kl) if j >= max(sizes)]
+        fmt = lambda v: f"{np.mean(v):.4f} (max {max(v):.4f})" if v else "-"  # noqa: E731
+        print(
+            f"| {a['exp_name']} seed {a['seed']} | {', '.join(map(str, sizes))} | {fmt(seen)} "
+            f"| {fmt(unseen)} | {float(dists[0].entropy()):.2f} |"
+        )
+
+
 # ---------------------------------------------------------------------------- figures
 
 
@@ -287,6 +335,10 @@ def main() -> None:
     )
     p.add_argument("--curves", type=Path, help="write the learning curves to this PNG")
     p.add_argument("--village-plot", type=Path, help="write the village figure to this PNG")
+    p.add_argument(
+        "--identity", type=Path, nargs="*", default=[], help="checkpoints for the identity probe"
+    )
+    p.add_argument("--identity-task", default="jsonkit")
     opts = p.parse_args()
     runs = load_runs(opts.runs)
     scripted = load_scripted(opts.scripted) if opts.scripted else {}
@@ -306,6 +358,8 @@ def main() -> None:
         doc["label"] = f"{exp} ({', '.join(map(str, doc['trained_num_agents']))})"
         doc["trained"] = set(doc["trained_num_agents"])
         village.append(doc)
+    if opts.identity:
+        identity_table(opts.identity, opts.identity_task)
     if village:
         village_table(village)
         if opts.village_plot:
