@@ -101,6 +101,34 @@ def fmt_t(t) -> str:
     return "-" if t is None else f"{t:.0f} s"
 
 
+def load_village(files: list[Path], runs: list[dict]) -> list[dict]:
+    """The village evaluations by policy: files `village_EXP[_SUFFIX].json` of one policy
+    merged, with the rows of its run's own end-of-training evaluation (its final size)."""
+    by_exp: dict[str, dict] = {}
+    for f in files:
+        doc = json.loads(f.read_text())
+        exp = re.sub(r"_\d+$", "", f.stem.removeprefix("village_"))
+        if exp in by_exp:
+            by_exp[exp]["rows"] += doc["rows"]
+        else:
+            by_exp[exp] = doc
+    out = []
+    for exp, doc in by_exp.items():
+        task = doc["task"].removesuffix("-v0")
+        for r in runs:
+            a = r["args"]
+            if a["exp_name"] == exp and a["task"] == task and a["seed"] == 1 and r["eval"]:
+                have = {row["num_agents"] for row in doc["rows"]}
+                doc["rows"] += [row for row in r["eval"]["rows"] if row["num_agents"] not in have]
+        doc["rows"].sort(key=lambda row: row["num_agents"])
+        trained = doc["trained_num_agents"]
+        sizes = "untrained" if not trained else ", ".join(map(str, trained))
+        doc["label"] = f"{exp} ({sizes})"
+        doc["trained"] = set(trained)
+        out.append(doc)
+    return out
+
+
 # ---------------------------------------------------------------------------- tables
 
 
@@ -179,14 +207,15 @@ def learning_table(runs, scripted, walls, controls) -> None:
 
 def village_table(village: list[dict]) -> None:
     print(
-        "\n| policy (trained at) | agents | progress at 60 s | to 90% | dup. edits (share) "
-        "| dup. units | messages / agent | top agent | agents contributing | decisions | wall |"
+        "\n| policy (trained at) | agents (episodes) | progress at 60 s | to 90% "
+        "| dup. edits (share) | dup. units | messages / agent | top agent "
+        "| agents contributing | decisions | wall |"
     )
     print("| --- |" + " ---: |" * 10)
     for v in village:
         for r in v["rows"]:
             print(
-                f"| {v['label']} | {r['num_agents']} | {r['progress']:.3f}"
+                f"| {v['label']} | {r['num_agents']} ({r['episodes']}) | {r['progress']:.3f}"
                 f" [{r['progress_min']:.2f}-{r['progress_max']:.2f}]"
                 f" | {fmt_t(r['time_to_90'])} | {r['duplicated_work']:.2f}"
                 f" | {r.get('duplicated_units', float('nan')):.1f}"
@@ -351,13 +380,7 @@ def main() -> None:
     learning_table(runs, scripted, walls, controls)
     if opts.curves:
         plot_curves(runs, scripted, controls, opts.curves)
-    village = []
-    for f in opts.village:
-        doc = json.loads(f.read_text())
-        exp = f.stem.removeprefix("village_")
-        doc["label"] = f"{exp} ({', '.join(map(str, doc['trained_num_agents']))})"
-        doc["trained"] = set(doc["trained_num_agents"])
-        village.append(doc)
+    village = load_village(opts.village, runs)
     if opts.identity:
         identity_table(opts.identity, opts.identity_task)
     if village:
