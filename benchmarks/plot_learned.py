@@ -207,16 +207,17 @@ def learning_table(runs, scripted, walls, controls) -> None:
 
 def village_table(village: list[dict]) -> None:
     print(
-        "\n| policy (trained at) | agents (episodes) | progress at 60 s | to 90% "
+        "\n| policy (trained at) | agents (episodes) | progress at 60 s | to 25% | to 50% | to 90% "
         "| dup. edits (share) | dup. units | messages / agent | top agent "
         "| agents contributing | decisions | wall |"
     )
-    print("| --- |" + " ---: |" * 10)
+    print("| --- |" + " ---: |" * 12)
     for v in village:
         for r in v["rows"]:
             print(
                 f"| {v['label']} | {r['num_agents']} ({r['episodes']}) | {r['progress']:.3f}"
                 f" [{r['progress_min']:.2f}-{r['progress_max']:.2f}]"
+                f" | {fmt_t(time_to(r['curve'], 0.25))} | {fmt_t(time_to(r['curve'], 0.5))}"
                 f" | {fmt_t(r['time_to_90'])} | {r['duplicated_work']:.2f}"
                 f" | {r.get('duplicated_units', float('nan')):.1f}"
                 f" | {r['messages_per_agent']:.2f} | {r['top_agent_share']:.2f}"
@@ -327,14 +328,18 @@ def plot_village(village: list[dict], path: Path) -> None:
     fig, axes = plt.subplots(1, 4, figsize=(15, 3.8))
     panels = (
         ("progress", "progress at the 60 s cap"),
-        ("time_to_90", "time to 90% (s; missing: never)"),
+        ("time_to_25", "time to 25% of the mean curve (s; 90%: never)"),
         ("duplicated_work", "duplicated work (share of unit edits)"),
         ("messages_per_agent", "messages per agent"),
     )
     for v in village:
         sizes = [r["num_agents"] for r in v["rows"]]
         for ax, (key, _) in zip(axes, panels, strict=True):
-            ys = [np.nan if r[key] is None else r[key] for r in v["rows"]]
+            if key == "time_to_25":
+                ys = [time_to(r["curve"], 0.25) for r in v["rows"]]
+            else:
+                ys = [r[key] for r in v["rows"]]
+            ys = [np.nan if y is None else y for y in ys]
             (line,) = ax.plot(sizes, ys, marker="o", label=v["label"])
             trained = [s for s in sizes if s in v["trained"]]
             ax.plot(trained, [ys[sizes.index(s)] for s in trained], "s", ms=9, mfc="none",
