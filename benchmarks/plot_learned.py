@@ -207,16 +207,19 @@ def learning_table(runs, scripted, walls, controls) -> None:
 
 def village_table(village: list[dict]) -> None:
     print(
-        "\n| policy (trained at) | agents (episodes) | progress at 60 s | to 25% | to 50% | to 90% "
+        "\n| policy (trained at) | agents (episodes) | progress at 60 s | peak (at) | to 25% "
+        "| to 50% | to 90% "
         "| dup. edits (share) | dup. units | messages / agent | top agent "
         "| agents contributing | decisions | wall |"
     )
-    print("| --- |" + " ---: |" * 12)
+    print("| --- |" + " ---: |" * 13)
     for v in village:
         for r in v["rows"]:
             print(
                 f"| {v['label']} | {r['num_agents']} ({r['episodes']}) | {r['progress']:.3f}"
                 f" [{r['progress_min']:.2f}-{r['progress_max']:.2f}]"
+                f" | {max(p for _, p in r['curve']):.3f}"
+                f" ({fmt_t(max(r['curve'], key=lambda c: c[1])[0])})"
                 f" | {fmt_t(time_to(r['curve'], 0.25))} | {fmt_t(time_to(r['curve'], 0.5))}"
                 f" | {fmt_t(r['time_to_90'])} | {r['duplicated_work']:.2f}"
                 f" | {r.get('duplicated_units', float('nan')):.1f}"
