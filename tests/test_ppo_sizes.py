@@ -83,16 +83,15 @@ def test_eval_sizes_evaluates_the_final_policy_at_each_size(tmp_path, capsys, mo
 def test_a_checkpoint_evaluated_later_gives_the_figures_of_the_end_of_training(tmp_path):
     sizes = ["--eval-sizes", "2", "4", "--eval-episodes", "2"]
     assert _run(tmp_path, "--num-agents", "2", "--num-updates", "2", *sizes) == 0
-    at_end = _only(tmp_path, "eval.json")
-    first = _rows(at_end)
+    first = _rows(_only(tmp_path, "eval.json"))
     ckpt = _only(tmp_path, "checkpoint.pt")
     saved = ckpt.read_bytes()
-    at_end.unlink()
     # No further training: the same policy, the same RNG state, the same held-out episodes.
-    resume = ["--num-updates", "0", "--resume", str(ckpt)]
+    out = tmp_path / "later" / "village.json"
+    resume = ["--num-updates", "0", "--resume", str(ckpt), "--eval-out", str(out)]
     assert _run(tmp_path, "--num-agents", "2", *resume, *sizes) == 0
     assert ckpt.read_bytes() == saved  # nothing trained, nothing saved
-    again = _rows(_only(tmp_path, "eval.json"))
+    again = _rows(out)
     strip = lambda rows: [{k: v for k, v in r.items() if k != "wall_s"} for r in rows]  # noqa: E731
     assert strip(again) == strip(first)
 

@@ -107,6 +107,8 @@ class Args(RunArgs):
     """held-out episodes per evaluated size"""
     eval_time_cap: float | None = None
     """time cap of the evaluation episodes (none: the curriculum's final cap)"""
+    eval_out: str | None = None
+    """where to write the evaluation's JSON (none: eval.json in the run folder)"""
 
     @property
     def env_id(self) -> str:
@@ -599,7 +601,8 @@ def train(args: Args) -> Summary:
         if args.eval_sizes:
             cap = args.eval_time_cap or schedule.value()
             evaluation = evaluate_sizes(policy, args, args.eval_sizes, cap, device)
-            eval_path = write_evaluation(run_dir, args, history, evaluation, ckpt_path)
+            eval_path = Path(args.eval_out) if args.eval_out else run_dir / "eval.json"
+            write_evaluation(eval_path, args, history, evaluation, ckpt_path)
     finally:
         writer.close()
         for env in envs:
@@ -619,13 +622,12 @@ def train(args: Args) -> Summary:
 
 
 def write_evaluation(
-    run_dir: Path, args: Args, history: Sequence[dict], rows: Sequence[dict], checkpoint: Path
+    path: Path, args: Args, history: Sequence[dict], rows: Sequence[dict], checkpoint: Path
 ) -> Path:
-    """`eval.json` in the run folder: what was evaluated, how, and one row per size."""
+    """The evaluation's JSON at `path`: what was evaluated, how, and one row per size."""
     import json
 
     trained = sorted({int(r.get("charts/num_agents", args.num_agents)) for r in history})
-    path = run_dir / "eval.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     doc = {
         "task": get_task(args.task).id,
@@ -649,7 +651,7 @@ def _progress(args: Args, start: int):
         MofNCompleteColumn(),
         TextColumn("return {task.fields[ret]:.2f} | cap {task.fields[cap]:.0f}s"),
         TimeElapsedColumn(),
-        disable=not args.progress,
+        disable=not args.progress or start > args.num_updates,  # nothing to train
     )
 
 
