@@ -205,6 +205,10 @@ def learning_table(runs, scripted, walls, controls) -> None:
             )
 
 
+def _units(row: dict) -> str:
+    return "n/a" if row.get("duplicated_units") is None else f"{row['duplicated_units']:.1f}"
+
+
 def village_table(village: list[dict]) -> None:
     print(
         "\n| policy (trained at) | agents (episodes) | progress at 60 s | peak (at) | to 25% "
@@ -222,7 +226,7 @@ def village_table(village: list[dict]) -> None:
                 f" ({fmt_t(max(r['curve'], key=lambda c: c[1])[0])})"
                 f" | {fmt_t(time_to(r['curve'], 0.25))} | {fmt_t(time_to(r['curve'], 0.5))}"
                 f" | {fmt_t(r['time_to_90'])} | {r['duplicated_work']:.2f}"
-                f" | {r.get('duplicated_units', float('nan')):.1f}"
+                f" | {_units(r)}"
                 f" | {r['messages_per_agent']:.2f} | {r['top_agent_share']:.2f}"
                 f" | {r['contributors']:.2f} | {r['decisions']:.0f} | {r['wall_s']:.0f} s |"
             )
