@@ -112,6 +112,12 @@ def load_village(files: list[Path], runs: list[dict]) -> list[dict]:
             by_exp[exp]["rows"] += doc["rows"]
         else:
             by_exp[exp] = doc
+    task = next(iter(by_exp.values()))["task"] if by_exp else None
+    for r in runs:  # policies evaluated only at the end of training (one size)
+        a = r["args"]
+        if r["eval"] and a["exp_name"] not in by_exp and r["eval"]["task"] == task:
+            if a["seed"] == 1 and r["eval"]["updates_trained"] > 0:
+                by_exp[a["exp_name"]] = {**r["eval"], "rows": []}
     out = []
     for exp, doc in by_exp.items():
         task = doc["task"].removesuffix("-v0")
