@@ -82,6 +82,8 @@ def collect(
     agents = [list(env.possible_agents) for env in envs]
     seqs = [[_Seq() for _ in a] for a in agents]
     step_rewards: list[list[float]] = [[] for _ in envs]
+    # (virtual time, tests passing) after every step, from the start: the progress curve
+    traces = [[(env.episode.now, env.episode.passed)] for env in envs]
     final: list[dict | None] = [None] * n_env
     active = list(range(n_env))
     while active:
@@ -107,6 +109,7 @@ def collect(
         for e in active:
             o, rewards, terms, truncs, i = envs[e].step(actions[e])
             step_rewards[e].append(float(next(iter(rewards.values()), 0.0)))
+            traces[e].append((envs[e].episode.now, envs[e].episode.passed))
             obs[e], infos[e] = o, i
             if envs[e].agents:
                 still.append(e)
@@ -119,7 +122,7 @@ def collect(
                     "time_left": float(i[first]["time_left"]),
                 }
         active = still
-    return _assemble(envs, agents, seqs, step_rewards, final, policy, device)
+    return _assemble(envs, agents, seqs, step_rewards, final, traces, policy, device)
 
 
 def bootstrap_values(final: list[dict], agents: list[list[str]], policy, device) -> dict:
@@ -145,7 +148,59 @@ def bootstrap_values(final: list[dict], agents: list[list[str]], policy, device)
     return {key: float(x) for key, x in zip(keys, v, strict=True)}
 
 
-def _assemble(envs, agents, seqs, step_rewards, final, policy, device) -> Rollouts:
+def progress_curve(trace: Sequence[tuple[float, int]], total: int) -> list[tuple[float, float]]:
+    """(virtual time, progress) at the start and at every change of progress.
+
+    Progress is the share of the tests failing at the start that pass, the measure of
+    `swarm-envs bench`, so that swarms, tasks and the scripted baselines compare.
+    """
+    t0, start = trace[0]
+    todo = total - start
+    curve = [(float(t0), 0.0)]
+    for t, passed in trace[1:]:
+        p = (passed - start) / todo if todo else 1.0
+        if p != curve[-1][1]:
+            curve.append((float(t), p))
+    return curve
+
+
+def time_to(curve: Sequence[tuple[float, float]], level: float) -> float | None:
+    """The first virtual time at which a progress curve reaches `level` (None: never)."""
+    return next((t for t, p in curve if p >= level - 1e-12), None)
+
+
+def credit(env: Any) -> tuple[dict[str, float], list[str]]:
+    """Tests gained by each agent, and the duplicated units, from the env's attribution.
+
+    As `swarm-envs bench` counts them: a rescore's gained tests (less its lost ones) are
+    shared equally among the agents whose writes preceded it (those its attribution record
+    names); a unit is duplicated when writes of more than one agent to its file preceded
+    changes of its tests.
+    """
+    from swarm_envs.scoring import select_tests
+
+    records = env.episode.attribution
+    gained = dict.fromkeys(env.possible_agents, 0.0)
+    changed = sorted({t for r in records for t in (*r["gained"], *r["lost"])})
+    units_of: dict[str, list[Any]] = {}
+    for unit in env.task.units:
+        for t in select_tests(changed, list(unit.tests))[0]:
+            units_of.setdefault(t, []).append(unit)
+    touched: dict[str, set[str]] = {}
+    for record in records:
+        authors = sorted({a["agent"] for a in record["actions"]})
+        for name in authors:
+            gained[name] += (len(record["gained"]) - len(record["lost"])) / len(authors)
+        tests = (*record["gained"], *record["lost"])
+        units = {u.name: u for t in tests for u in units_of.get(t, ())}
+        for unit in units.values():
+            for action in record["actions"]:
+                if action["files"] is None or unit.path in action["files"]:
+                    touched.setdefault(unit.name, set()).add(action["agent"])
+    return gained, sorted(u for u, who in touched.items() if len(who) > 1)
+
+
+def _assemble(envs, agents, seqs, step_rewards, final, traces, policy, device) -> Rollouts:
     boot = bootstrap_values(final, agents, policy, device)
     cols: dict[str, list] = {k: [] for k in ("obs", "masks", "actions", "logprobs", "values")}
     rewards: list[float] = []
@@ -165,6 +220,9 @@ def _assemble(envs, agents, seqs, step_rewards, final, policy, device) -> Rollou
             for k in cols:
                 cols[k].extend(getattr(s, k))
         info = final[e]["infos"][agents[e][0]]
+        curve = progress_curve(traces[e], int(info["tests_total"]))
+        gained, duplicated_units = credit(env)
+        claim = {env.layout.claim(u) for u in range(len(env.task.units))}
         episodes.append(
             {
                 "return": float(r.sum()),
@@ -177,6 +235,14 @@ def _assemble(envs, agents, seqs, step_rewards, final, policy, device) -> Rollou
                 "duplicated_work": int(info["duplicated_work"]),
                 "duplicated_share": float(info["duplicated_share"]),
                 "unit_edits": int(info["unit_edits"]),
+                "tests_start": int(traces[e][0][1]),
+                "progress": curve[-1][1],
+                "curve": curve,
+                "time_to_90": time_to(curve, 0.9),
+                # messages: every claim is a post on #general (the only message menu mode sends)
+                "messages": sum(a in claim for s in seqs[e] for a in s.actions),
+                "credit": [gained[a] for a in agents[e]],
+                "duplicated_units": len(duplicated_units),
                 "end": info["termination"] or info["truncation"],
                 "truncated": final[e]["truncated"],
             }

@@ -35,6 +35,7 @@ from swarm_envs.baselines import runs
 from swarm_envs.baselines.ppo import maths
 from swarm_envs.baselines.ppo.policy import MenuPolicy
 from swarm_envs.baselines.ppo.rollout import Rollouts, collect, collect_on
+from swarm_envs.baselines.ppo.rollout import time_to as rollout_time_to
 from swarm_envs.baselines.runs import RunArgs
 from swarm_envs.core.schedule import TimeCapSchedule
 from swarm_envs.envs.menu import MenuConfig
@@ -94,6 +95,21 @@ class Args(RunArgs):
     progress: bool = True
     """show a progress bar"""
 
+    # Swarm sizes: a curriculum, and the village problem (docs/training.md)
+    num_agents_end: int | None = None
+    """final swarm size of a size curriculum from num_agents (none: the size stays constant)"""
+    num_agents_kind: Literal["linear", "geometric"] = "linear"
+    """how the size grows from num_agents to num_agents_end over the updates (rounded)"""
+    eval_sizes: tuple[int, ...] = ()
+    """after training, evaluate the final policy with swarms of these sizes (a table, and
+    eval.json in the run folder); with --resume and --num-updates 0, evaluate a checkpoint"""
+    eval_episodes: int = 8
+    """held-out episodes per evaluated size"""
+    eval_time_cap: float | None = None
+    """time cap of the evaluation episodes (none: the curriculum's final cap)"""
+    eval_out: str | None = None
+    """where to write the evaluation's JSON (none: eval.json in the run folder)"""
+
     @property
     def env_id(self) -> str:
         """The Gymnasium id of the task in menu mode, e.g. `swarm/calc-menu-v0`."""
@@ -108,19 +124,51 @@ def load_config(path: str | Path, base: Args | None = None) -> Args:
     return runs.load_config(path, Args, base)
 
 
+MAX_AGENTS = 4096  # the most agents an environment takes (`EnvConfig.num_agents`)
+
+
 def check_args(args: Args) -> TimeCapSchedule:
     """Fail at start, naming the field, on an inconsistent configuration; returns the schedule."""
-    task, schedule = runs.check_run(args, positive=("hidden",))
+    if args.num_updates == 0 and not (args.resume or args.eval_sizes):
+        raise ConfigError(
+            "num_updates=0: expected a positive integer; 0 only evaluates, and needs "
+            "--eval-sizes (the untrained policy) or --resume CKPT with --eval-sizes"
+        )
+    # 0 updates (evaluation only) passes the checks of a one-update run.
+    checked = dataclasses.replace(args, num_updates=max(args.num_updates, 1))
+    task, schedule = runs.check_run(checked, positive=("hidden", "eval_episodes"))
+    for name, value in [("num_agents_end", args.num_agents_end)] + [
+        ("eval_sizes", n) for n in args.eval_sizes
+    ]:
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_AGENTS:
+            raise ConfigError(
+                f"{name}={value!r}: expected a swarm size, an integer from 1 to {MAX_AGENTS}"
+            )
+    if args.num_agents > MAX_AGENTS:
+        raise ConfigError(f"num_agents={args.num_agents}: expected at most {MAX_AGENTS}")
+    if args.num_agents_end is None and args.num_agents_kind != "linear":
+        raise ConfigError(
+            f"num_agents_kind={args.num_agents_kind!r}: a size curriculum needs num_agents_end"
+        )
+    if args.eval_time_cap is not None and not (
+        args.eval_time_cap > 0 and np.isfinite(args.eval_time_cap)
+    ):
+        raise ConfigError(
+            f"eval_time_cap={args.eval_time_cap!r}: expected a positive number of virtual seconds"
+        )
     if not task.units:
         raise ConfigError(
             f"task={args.task!r}: the trainer uses mode='menu', which needs a task with units"
         )
     if len(task.units) > args.max_units:
         raise ConfigError(f"max_units={args.max_units}: task {task.id} has {len(task.units)} units")
-    if args.num_minibatches > args.num_envs * args.num_agents:
+    smallest = min(args.num_agents, args.num_agents_end or args.num_agents)
+    if args.num_minibatches > args.num_envs * smallest:
         raise ConfigError(
             f"num_minibatches={args.num_minibatches}: a batch can be as small as num_envs x "
-            f"num_agents = {args.num_envs * args.num_agents} decisions (every agent decides at "
+            f"num_agents = {args.num_envs * smallest} decisions (every agent decides at "
             "least once per rollout); use fewer minibatches or more num_envs"
         )
     if not (args.clip_coef > 0 and np.isfinite(args.clip_coef)):
@@ -132,14 +180,53 @@ def check_args(args: Args) -> TimeCapSchedule:
     return schedule
 
 
-def env_recipe(args: Args) -> Callable[[], Any]:
-    """How to build one of the run's menu-mode swarms (picklable: workers build their own)."""
+def check_resume(args: Args, saved: dict[str, Any]) -> None:
+    """A checkpoint resumes only the run it came from: the same task and network shape.
+
+    Raises:
+        ConfigError: naming the option that differs from the checkpoint's, and its value there.
+    """
+    old = saved.get("args", {})
+    if "task" in old and get_task(old["task"]).id != get_task(args.task).id:
+        raise ConfigError(
+            f"task={args.task!r}: the checkpoint {args.resume} was trained on "
+            f"task={old['task']!r}; pass --task {old['task']}"
+        )
+    for name in ("max_units", "n_wrong", "hidden"):
+        if name in old and old[name] != getattr(args, name):
+            flag = name.replace("_", "-")
+            raise ConfigError(
+                f"{name}={getattr(args, name)!r}: the checkpoint {args.resume} has "
+                f"{name}={old[name]!r}; pass --{flag} {old[name]}"
+            )
+
+
+def swarm_size(args: Args, update: int) -> int:
+    """The swarm size of update `update` (from 1): the size curriculum, rounded.
+
+    The first update has `num_agents`, the last `num_agents_end`; `linear` steps evenly
+    between them, `geometric` by a constant factor (4 -> 16 over 5 updates: 4, 6, 8, 11, 16).
+    """
+    if args.num_agents_end is None:
+        return args.num_agents
+    frac = min(max(update - 1, 0) / max(args.num_updates - 1, 1), 1.0)
+    a, b = args.num_agents, args.num_agents_end
+    if args.num_agents_kind == "geometric":
+        return round(a * (b / a) ** frac)
+    return round(a + (b - a) * frac)
+
+
+def env_recipe(args: Args, num_agents: int | None = None) -> Callable[[], Any]:
+    """How to build one of the run's menu-mode swarms (picklable: workers build their own).
+
+    `num_agents` overrides the run's size (the size curriculum, evaluation at other sizes).
+    """
     import swarm_envs
 
     return functools.partial(
         swarm_envs.parallel_env,
         get_task(args.task),  # crosses processes as a reference (an id or a folder)
-        num_agents=args.num_agents,
+        num_agents=args.num_agents if num_agents is None else num_agents,
         mode="menu",
         max_units=args.max_units,
         n_wrong=args.n_wrong,
@@ -148,9 +235,9 @@ def env_recipe(args: Args) -> Callable[[], Any]:
     )
 
 
-def make_envs(args: Args) -> list:
-    """`num_envs` menu-mode swarms of `num_agents` on the task."""
-    recipe = env_recipe(args)
+def make_envs(args: Args, num_agents: int | None = None) -> list:
+    """`num_envs` menu-mode swarms of `num_agents` (default: the run's) on the task."""
+    recipe = env_recipe(args, num_agents)
     return [recipe() for _ in range(args.num_envs)]
 
 
@@ -171,6 +258,92 @@ def evaluate(
         chunk = list(seeds[k : k + len(envs)])
         episodes += collect(envs[: len(chunk)], policy, chunk, device).episodes
     return episodes
+
+
+EVAL_SEED = 10**9
+"""First reset seed of the evaluation episodes: far from every training run's episodes
+(run seed s trains on s * 1_000_003 + k), and the same for every size and every run."""
+
+
+def mean_curve(curves: Sequence[Sequence[tuple[float, float]]]) -> list[tuple[float, float]]:
+    """The mean of step-function progress curves, at every time one of them changes."""
+    times = sorted({t for c in curves for t, _ in c})
+    out: list[tuple[float, float]] = []
+    for t in times:
+        at = [next((p for s, p in reversed(c) if s <= t), 0.0) for c in curves]
+        out.append((t, float(np.mean(at))))
+    return out
+
+
+def size_row(size: int, episodes: Sequence[dict], wall_s: float) -> dict[str, Any]:
+    """The evaluation figures of one swarm size, over its episodes."""
+    mean = lambda k: float(np.mean([e[k] for e in episodes]))  # noqa: E731
+    curve = mean_curve([e["curve"] for e in episodes])
+    shares = []
+    for e in episodes:
+        gained = np.asarray(e["credit"], dtype=np.float64)
+        pos = gained.clip(min=0.0)
+        shares.append(
+            (
+                float(pos.max() / pos.sum()) if pos.sum() > 0 else 0.0,
+                float((gained > 0).mean()),
+            )
+        )
+    reached = [e["time_to_90"] for e in episodes if e["time_to_90"] is not None]
+    return {
+        "num_agents": size,
+        "episodes": len(episodes),
+        "progress": mean("progress"),
+        "progress_min": float(min(e["progress"] for e in episodes)),
+        "progress_max": float(max(e["progress"] for e in episodes)),
+        "tests_passed": mean("tests_passed"),
+        "tests_total": int(episodes[0]["tests_total"]),
+        "return": mean("return"),
+        "time_to_90": rollout_time_to(curve, 0.9),
+        "reached_90": len(reached),
+        "duplicated_work": mean("duplicated_share"),
+        "duplicated_edits": mean("duplicated_work"),
+        "duplicated_units": mean("duplicated_units"),
+        "unit_edits": mean("unit_edits"),
+        "messages": mean("messages"),
+        "messages_per_agent": mean("messages") / size,
+        "decisions": mean("decisions"),
+        "top_agent_share": float(np.mean([s[0] for s in shares])),
+        "contributors": float(np.mean([s[1] for s in shares])),
+        "time_cap": float(episodes[0]["time_cap"]),
+        "wall_s": wall_s,
+        "curve": curve,
+    }
+
+
+def evaluate_sizes(
+    policy: MenuPolicy,
+    args: Args,
+    sizes: Sequence[int],
+    time_cap: float,
+    device: str | torch.device = "cpu",
+) -> list[dict[str, Any]]:
+    """The policy, without further training, in swarms of each size; one row per size.
+
+    Every size runs the same `eval_episodes` held-out episodes (`EVAL_SEED` on), at most
+    `num_envs` side by side, sampling as in training. The observation has the same length
+    at every size (rank `i / n`, identity one-hot of `i % 16`), so one network acts in all.
+    """
+    seeds = [EVAL_SEED + k for k in range(args.eval_episodes)]
+    rows = []
+    for n in sizes:
+        envs = [env_recipe(args, n)() for _ in range(min(args.num_envs, len(seeds)))]
+        t0 = time.perf_counter()
+        try:
+            for env in envs:
+                env.set_time_cap(time_cap)
+            episodes = evaluate(policy, envs, seeds, device)
+        finally:
+            for env in envs:
+                env.close()
+        rows.append(size_row(n, episodes, time.perf_counter() - t0))
+        logger.info("evaluated %d agents: progress %.3f", n, rows[-1]["progress"])
+    return rows
 
 
 # ---------------------------------------------------------------------------- update
@@ -263,6 +436,9 @@ class Summary:
     history: list[dict[str, float]]
     global_step: int
     seconds: float
+    evaluation: list[dict[str, Any]] = field(default_factory=list)
+    """one row per size of `--eval-sizes` (`size_row`), also in `eval_path`"""
+    eval_path: Path | None = None
 
 
 def train(args: Args) -> Summary:
@@ -277,6 +453,7 @@ def train(args: Args) -> Summary:
     schedule = check_args(args)
     resumed = torch.load(args.resume, weights_only=False) if args.resume else None
     if resumed is not None:
+        check_resume(args, resumed)
         run_name = resumed["run_name"]
     else:
         run_name = runs.run_name(args.env_id, args.exp_name, args.seed)
@@ -291,10 +468,11 @@ def train(args: Args) -> Summary:
     # Env setup: here, or in Ray actors that collect whole episodes (--ray)
     pool = runs.ray_pool(args, args.num_envs) if runs.on_ray(args) else None
     recipe = env_recipe(args)
-    envs = make_envs(args) if pool is None else []
+    size = args.num_agents  # of the envs built; the size curriculum rebuilds them
+    envs = make_envs(args) if pool is None and args.num_updates > 0 else []
     probe = envs[0] if envs else recipe()  # built, not reset: no sandbox yet
     layout = probe.layout
-    if pool is not None:
+    if not envs:
         probe.close()
 
     # Policy
@@ -345,6 +523,12 @@ def train(args: Args) -> Summary:
                     frac = 1.0 - (update - 1.0) / args.num_updates
                     optimizer.param_groups[0]["lr"] = frac * args.learning_rate
                 cap = schedule.value()
+                if swarm_size(args, update) != size:  # the size curriculum: a bigger swarm
+                    size = swarm_size(args, update)
+                    for env in envs:
+                        env.close()
+                    recipe = env_recipe(args, size)
+                    envs = make_envs(args, size) if pool is None else []
                 for env in envs:
                     env.set_time_cap(cap)  # sticky: holds for every reset of the update
 
@@ -376,11 +560,14 @@ def train(args: Args) -> Summary:
                     "charts/episodic_length": float(np.mean([e["length"] for e in eps])),
                     "charts/SPS": len(batch) / max(t_roll + t_upd, 1e-9),
                     "charts/time_cap": cap,
+                    "charts/num_agents": float(size),
                     "charts/learning_rate": optimizer.param_groups[0]["lr"],
                     "swarm/duplicated_work": float(np.mean([e["duplicated_share"] for e in eps])),
                     "swarm/duplicated_edits": float(np.mean([e["duplicated_work"] for e in eps])),
                     "swarm/unit_edits": float(np.mean([e["unit_edits"] for e in eps])),
                     "swarm/tests_passed": float(np.mean([e["tests_passed"] for e in eps])),
+                    "swarm/progress": float(np.mean([e["progress"] for e in eps])),
+                    "swarm/messages": float(np.mean([e["messages"] for e in eps])),
                     "swarm/decisions": float(len(batch)),
                     "swarm/failed_rollouts": float(batch.failed),
                     "swarm/virtual_time": float(np.mean([e["time"] for e in eps])),
@@ -399,7 +586,7 @@ def train(args: Args) -> Summary:
                     # Off a terminal the bar does not render: one plain line per update.
                     progress.console.print(
                         f"update {update}/{args.num_updates}: return "
-                        f"{row['charts/episodic_return']:.2f}, cap {cap:g}s, "
+                        f"{row['charts/episodic_return']:.2f}, cap {cap:g}s, agents {size}, "
                         f"decisions {len(batch)}, policy loss {stats['losses/policy_loss']:.4f}",
                         markup=False,
                         highlight=False,
@@ -410,13 +597,49 @@ def train(args: Args) -> Summary:
                 if (every and update % every == 0) or update == args.num_updates:
                     runs.save_checkpoint(ckpt_path, state(update))
                     saved = update
+        evaluation, eval_path = [], None
+        if args.eval_sizes:
+            cap = args.eval_time_cap or schedule.value()
+            evaluation = evaluate_sizes(policy, args, args.eval_sizes, cap, device)
+            eval_path = Path(args.eval_out) if args.eval_out else run_dir / "eval.json"
+            write_evaluation(eval_path, args, history, evaluation, ckpt_path)
     finally:
         writer.close()
         for env in envs:
             env.close()
         if pool is not None:
             pool.close()
-    return Summary(run_name, run_dir, ckpt_path, history, global_step, time.perf_counter() - t0)
+    return Summary(
+        run_name,
+        run_dir,
+        ckpt_path,
+        history,
+        global_step,
+        time.perf_counter() - t0,
+        evaluation,
+        eval_path,
+    )
+
+
+def write_evaluation(
+    path: Path, args: Args, history: Sequence[dict], rows: Sequence[dict], checkpoint: Path
+) -> Path:
+    """The evaluation's JSON at `path`: what was evaluated, how, and one row per size."""
+    import json
+
+    trained = sorted({int(r.get("charts/num_agents", args.num_agents)) for r in history})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc = {
+        "task": get_task(args.task).id,
+        "checkpoint": str(checkpoint) if history else None,
+        "updates_trained": int(history[-1]["update"]) if history else 0,
+        "trained_num_agents": trained,
+        "eval_episodes": args.eval_episodes,
+        "eval_seeds": [EVAL_SEED, EVAL_SEED + args.eval_episodes - 1],
+        "rows": list(rows),
+    }
+    path.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    return path
 
 
 def _progress(args: Args, start: int):
@@ -428,7 +651,7 @@ def _progress(args: Args, start: int):
         MofNCompleteColumn(),
         TextColumn("return {task.fields[ret]:.2f} | cap {task.fields[cap]:.0f}s"),
         TimeElapsedColumn(),
-        disable=not args.progress,
+        disable=not args.progress or start > args.num_updates,  # nothing to train
     )
 
 
@@ -465,6 +688,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     table = Table(title=f"{summary.run_name}")
     table.add_column("measure")
     table.add_column("value", justify="right", overflow="fold")
+    if summary.evaluation:
+        console.print(evaluation_table(summary))
+    if not h:  # evaluation only, of the untrained policy
+        return 0
     first, last = h[0], h[-1]
     rows = [
         ("updates", f"{last['update']}"),
@@ -479,6 +706,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{first['swarm/duplicated_work']:.2f} -> {last['swarm/duplicated_work']:.2f}",
         ),
         ("time cap (last)", f"{last['charts/time_cap']:g} s"),
+        ("agents (first -> last)", _sizes(first, last)),
         ("checkpoint", str(summary.checkpoint)),
         ("TensorBoard", f"tensorboard --logdir {summary.run_dir.parent}"),
     ]
@@ -486,3 +714,47 @@ def main(argv: Sequence[str] | None = None) -> int:
         table.add_row(k, v)
     console.print(table)
     return 0
+
+
+def _sizes(first: dict, last: dict) -> str:
+    a, b = (int(r.get("charts/num_agents", 0)) or "?" for r in (first, last))
+    return f"{a}" if a == b else f"{a} -> {b}"
+
+
+def evaluation_table(summary: Summary):
+    """The rows of `--eval-sizes` as a rich table."""
+    from rich.table import Table
+
+    ev = summary.evaluation
+    table = Table(
+        title=f"evaluation: {ev[0]['episodes']} episodes per size, cap {ev[0]['time_cap']:g} s "
+        f"({summary.eval_path})"
+    )
+    for name in (
+        "agents",
+        "progress",
+        "tests",
+        "to 90%",
+        "dup. work",
+        "messages",
+        "top agent",
+        "contributors",
+        "decisions",
+        "wall s",
+    ):
+        table.add_column(name, justify="right")
+    for r in ev:
+        t90 = r["time_to_90"]
+        table.add_row(
+            str(r["num_agents"]),
+            f"{r['progress']:.3f}",
+            f"{r['tests_passed']:.1f}/{r['tests_total']}",
+            "-" if t90 is None else f"{t90:.1f} s",
+            f"{r['duplicated_work']:.2f}",
+            f"{r['messages']:.1f}",
+            f"{r['top_agent_share']:.2f}",
+            f"{r['contributors']:.2f}",
+            f"{r['decisions']:.0f}",
+            f"{r['wall_s']:.1f}",
+        )
+    return table
