@@ -42,7 +42,9 @@ def test_the_menu_trainer_logs_a_line_per_update_and_its_table(tmp_path):
         "--num-updates", "3", "--num-minibatches", "1", "--time-cap", "10", "--hidden", "16",
         "--runs-dir", str(tmp_path / "runs"),
     )  # fmt: skip
-    lines = re.findall(r"^update (\d+)/3: return -?[\d.]+, cap 10s, decisions \d+", text, re.M)
+    lines = re.findall(
+        r"^update (\d+)/3: return -?[\d.]+, cap 10s, agents 2, decisions \d+", text, re.M
+    )
     assert lines == ["1", "2", "3"], text
     assert "episodic return (first -> last update)" in text and "checkpoint.pt" in text
 
