@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -41,10 +40,7 @@ def traces(task: Task) -> dict[str, set[tuple[str, str]]]:
     """Per test, the project functions it executed on the reference solution (see doc)."""
     with tempfile.TemporaryDirectory() as d:
         root = Path(d)
-        for rel, data in task.solution_files().items():
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            (root / rel).write_bytes(data)
-        shutil.copytree(task.tests_dir, root / "tests")
+        task.materialize(root, task.solution_files())
         out = root / "reach.json"
         here = str(Path(__file__).resolve().parent)
         env = {
