@@ -380,16 +380,17 @@ class DockerSandbox(Sandbox):
                 workdir=WORKSPACE_INSIDE,
                 user=self._agent_user or "",
             )
-            stream = api.exec_start(ex["Id"], stream=True, demux=False)
+            sock = api.exec_start(ex["Id"], socket=True)
         except Exception as e:  # noqa: BLE001
             raise SandboxError(f"the sandbox container is not usable: {e}") from e
+        es = _ExecSocket(sock, merge_stderr=True)
         chunks: queue.Queue[bytes | None] = queue.Queue()
 
         def pump() -> None:
             try:
-                for chunk in stream:
+                while chunk := es.stdout.read(65536):
                     chunks.put(chunk)
-            except Exception:  # noqa: BLE001 - the stream ends when we kill the command
+            except (OSError, ValueError):  # the pipe closed under us: the command is over
                 pass
             finally:
                 chunks.put(None)
@@ -414,6 +415,7 @@ class DockerSandbox(Sandbox):
         rc = None if timed_out else self._exit_code(ex["Id"])
         # As the agent's uid: the container's root has no CAP_KILL over other uids.
         self._kill_all(self.container, self._agent_user or "root")
+        es.close()  # the connection to the engine and the pipe, not left to the collector
         t.join(timeout=5)
         output, truncated = cap.text()
         if timed_out:
@@ -490,12 +492,18 @@ def _cleanup(
 class _ExecSocket:
     """Demultiplexes a `docker exec` attach socket: stdout frames into a local pipe.
 
-    The tail of stderr is kept for error messages (`DockerScoringHost.worker_log`).
+    The tail of stderr is kept for error messages (`DockerScoringHost.worker_log`); with
+    `merge_stderr`, stderr frames join stdout in the pipe, in the order they came (a shell
+    command's output as a terminal shows it).
     """
 
-    def __init__(self, sock: Any):
+    def __init__(self, sock: Any, *, merge_stderr: bool = False):
         self.sock = sock
         self.raw: socket.socket = getattr(sock, "_sock", sock)
+        self.merge_stderr = merge_stderr
+        # The client's request timeout is on the socket: a process silent for that long
+        # would read as its end. Its lifetime is bounded by whoever kills it, not here.
+        self.raw.settimeout(None)
         self.stderr_tail = b""
         r, w = os.pipe()
         self.stdout = os.fdopen(r, "rb", buffering=0)
@@ -519,7 +527,7 @@ class _ExecSocket:
                 header = self._read_exactly(8)
                 kind, size = struct.unpack(">BxxxL", header)
                 payload = self._read_exactly(size)
-                if kind == 1:  # stdout: the channel
+                if kind == 1 or (kind == 2 and self.merge_stderr):  # stdout: the channel
                     os.write(self._w, payload)
                 elif kind == 2:
                     self.stderr_tail = (self.stderr_tail + payload)[-2000:]
@@ -534,6 +542,12 @@ class _ExecSocket:
         for s in (self.sock, self.raw):
             with contextlib.suppress(OSError):
                 s.close()
+        # The pump ends on the closed socket and closes the pipe's write end, so a reader
+        # sees the end of the stream; then the read end, not left to the collector (which
+        # would warn about it wherever it happens to run).
+        self._t.join(timeout=5)
+        with contextlib.suppress(OSError):
+            self.stdout.close()
 
 
 class _SocketWriter:

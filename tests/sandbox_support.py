@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import gc
 import os
 import pathlib
 import shutil
@@ -21,6 +22,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -58,13 +60,22 @@ def _ping() -> str | None:
         import docker
     except ImportError:
         return "the Docker SDK is not installed (pip install 'swarm-envs[docker]')"
+    why = None
     try:
         client = docker.from_env(timeout=10)
-        client.ping()
-        client.close()
+        try:
+            client.ping()
+        finally:
+            client.close()
     except Exception as e:  # noqa: BLE001 - any failure: no engine
-        return f"no Docker engine answers ({type(e).__name__})"
-    return None
+        why = f"no Docker engine answers ({type(e).__name__})"
+    if why is not None:
+        # A failed constructor leaves its connection to the collector, which would warn
+        # about it in whatever test runs then: collect it here, quietly.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ResourceWarning)
+            gc.collect()
+    return why
 
 
 class _Engine:

@@ -504,3 +504,48 @@ def test_docker_exec_stream_demultiplexing():
     assert es.stdout.read() == b'nonce {"ev": 1}\n'
     assert es.stderr_tail == b"stderr noise"
     es.close()
+
+
+@pytest.fixture
+def docker_sandbox(docker_engine):
+    if docker_engine is not None:
+        pytest.skip(f"docker: {docker_engine}")
+    with make_sandbox("docker") as sb:
+        yield sb
+
+
+def test_docker_a_process_silent_longer_than_the_clients_timeout_is_still_heard(
+    docker_sandbox,
+):
+    """The attach sockets inherit the client's request timeout; silence is not the end."""
+    sb = docker_sandbox
+    sb.client.api.timeout = 1
+    r = sb.run("sleep 3; echo late", timeout_s=30)
+    assert (r.returncode, r.output) == (0, "late\n")
+    host = sb.scoring_host()
+    w = host.start_worker([host.python, "-c", "import time; time.sleep(3); print('late')"])
+    try:
+        assert w.stdout.read() == b"late\n"
+    finally:
+        w.kill()
+
+
+def test_docker_commands_and_workers_leave_nothing_to_the_collector(docker_sandbox):
+    """Every connection and pipe is closed when its command or worker ends: none is left
+    for the collector to warn about later, in whatever code runs then."""
+    import gc
+    import warnings
+
+    sb = docker_sandbox
+    host = sb.scoring_host()
+    gc.collect()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        for _ in range(3):
+            assert sb.run("echo hi").output == "hi\n"
+            w = host.start_worker([host.python, "-c", "print('up')"])
+            assert w.stdout.read() == b"up\n"
+            w.kill()
+        gc.collect()
+    leaks = [str(c.message) for c in caught if issubclass(c.category, ResourceWarning)]
+    assert leaks == []

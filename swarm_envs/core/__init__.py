@@ -4,9 +4,9 @@ Owns the mechanisms an episode is made of, each pure or over plain data: the vir
 (`clock`), direct messages and channels (`channels`), the shared workspace's file tools
 (`workspace`), capped text (`text`), the one tool table (`tools`), configuration
 (`config`), parsing actions (`actions`), what a step produced (`outcome`), observation text
-(`observation`), recordings (`recording`), spaces (`spaces`) and time-cap curricula
-(`schedule`).
+(`observation`), recordings (`recording`), spaces (`spaces`), time-cap curricula
+(`schedule`) and thread-safe parsing of Python source (`pysource`).
 
 May import: `swarm_envs.error` only. Inside, the bottom is `clock`, `channels`,
-`workspace`, `text`; then `tools`; then the rest.
+`workspace`, `text`; then `tools`; then the rest (`pysource` imports nothing of it).
 """

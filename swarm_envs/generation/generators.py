@@ -19,6 +19,7 @@ from typing import Literal
 import tomli_w
 
 from swarm_envs import cache
+from swarm_envs.core.pysource import parse
 from swarm_envs.error import InstanceError
 from swarm_envs.scoring.runner import ProjectRunner
 from swarm_envs.task import Task, Unit
@@ -152,7 +153,7 @@ class Mutation:
         a = offsets[self.start[0] - 1] + self.start[1]
         b = offsets[self.end[0] - 1] + self.end[1]
         out = (data[:a] + self.replacement.encode("utf-8") + data[b:]).decode("utf-8")
-        ast.parse(out)
+        parse(out)
         return out
 
 
@@ -166,7 +167,7 @@ def _segment(source: str, node: ast.AST) -> str:
 
 def mutations(source: str, unit: Unit) -> list[Mutation]:
     """Every single-site mutation inside `unit`'s function(s), in source order."""
-    tree = ast.parse(source)
+    tree = parse(source)
     try:
         fns = [t.fn for t in targets(tree, unit.symbol)]
     except StubError as e:

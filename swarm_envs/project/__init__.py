@@ -40,6 +40,7 @@ from pathlib import Path
 
 import tomli_w
 
+from swarm_envs.core.pysource import parse
 from swarm_envs.error import ProjectError
 from swarm_envs.project.graph import UnitRef, dependencies, order, restrict
 from swarm_envs.project.layout import Note, Project, read_project
@@ -615,7 +616,7 @@ def _running_flagged_code(
         if m is None or data is None:
             continue
         try:
-            tree = ast.parse(data)
+            tree = parse(data)
         except (SyntaxError, ValueError, RecursionError):
             continue
         line, inner = int(m["line"]), None

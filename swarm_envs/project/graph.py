@@ -26,6 +26,7 @@ import graphlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from swarm_envs.core.pysource import parse
 from swarm_envs.task.stubbing import find_defs
 
 _CONSTRUCTORS = ("__init__", "__post_init__", "__new__")
@@ -64,7 +65,7 @@ class _Project:
             if not path.endswith(".py"):
                 continue
             try:
-                tree = ast.parse(text)
+                tree = parse(text)
             except SyntaxError:
                 continue
             m = _Module(path, module_name(path), tree, path.endswith("__init__.py"))

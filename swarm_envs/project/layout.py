@@ -37,6 +37,7 @@ from typing import Literal
 
 from packaging.requirements import Requirement
 
+from swarm_envs.core.pysource import parse
 from swarm_envs.error import ProjectError
 from swarm_envs.project.declared import Declared, read_declared, version_from_folder
 from swarm_envs.task import PYTEST_SETTINGS, STRICT_ADDOPTS
@@ -367,7 +368,7 @@ def _rewrite_imports(source: str, old_module: str, renames: dict[str, str]) -> t
     against the module's old place, `old_module`) become absolute ones.
     """
     try:
-        tree = ast.parse(source)
+        tree = parse(source)
     except SyntaxError:
         return source, 0
     is_pkg = old_module.endswith(".__init__")
@@ -499,7 +500,7 @@ def _merge_conftests(first: str, second: str) -> str:
 
 def _without_outcome_hooks(text: str) -> tuple[str, list[str]]:
     try:
-        tree = ast.parse(text)
+        tree = parse(text)
     except SyntaxError:
         return text, []
     lines = text.splitlines(keepends=True)
@@ -739,7 +740,7 @@ def _third_party_imports(proj: Project) -> set[str]:
     def imports(files: dict[str, bytes], rel: str, module: str) -> tuple[set[str], set[str]]:
         if rel not in parsed:
             try:
-                tree = ast.parse(files[rel])
+                tree = parse(files[rel])
             except (SyntaxError, ValueError):
                 tree = ast.Module(body=[], type_ignores=[])
             parsed[rel] = _module_imports(tree, module, rel.endswith("__init__.py"))

@@ -18,6 +18,7 @@ import bisect
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from swarm_envs.core.pysource import parse
 from swarm_envs.generation.generators import disjoint_batches
 from swarm_envs.project.layout import Note
 from swarm_envs.project.profile import ReferenceProfile
@@ -78,7 +79,7 @@ def find_candidates(solution: dict[str, bytes], notes: list[Note]) -> list[Candi
     for path in sorted(p for p in solution if p.endswith(".py")):
         try:
             source = solution[path].decode("utf-8")
-            tree = ast.parse(source)
+            tree = parse(source)
         except (UnicodeDecodeError, SyntaxError, ValueError) as e:
             line = getattr(e, "lineno", 0) or 0
             notes.append(Note("warning", f"{path}:{line}", f"cannot be parsed, no units: {e}"))

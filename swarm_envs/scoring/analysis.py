@@ -39,6 +39,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib.util import resolve_name
 
+from swarm_envs.core.pysource import parse
+
 from .snapshot import digest
 
 #: larger Python files are not analysed: they are opaque
@@ -639,7 +641,7 @@ def analyze(data: bytes, package: str) -> FileFacts:
     if len(data) > MAX_SOURCE:
         return FileFacts((), "raw:" + digest(data), opaque="the file is too large to analyse")
     try:
-        tree = ast.parse(data)
+        tree = parse(data)
     except (SyntaxError, ValueError):
         # It fails at import: nothing of it runs, and any edit changes its raw digest.
         return FileFacts((), "raw:" + digest(data))

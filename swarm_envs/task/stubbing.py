@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
+from swarm_envs.core.pysource import parse
 from swarm_envs.error import ManifestError
 
 STUB_MESSAGE = "not implemented yet: {name}"
@@ -252,7 +253,7 @@ def stub_source(source: str, symbols: Iterable[str], *, path: str = "<source>") 
         StubError: a symbol names nothing in the file, or the result does not parse.
     """
     try:
-        tree = ast.parse(source)
+        tree = parse(source)
     except SyntaxError as e:
         raise StubError(f"{path}: cannot parse ({e.msg}, line {e.lineno})") from None
     src = _Lines(source)
@@ -269,7 +270,7 @@ def stub_source(source: str, symbols: Iterable[str], *, path: str = "<source>") 
                 edits.setdefault(id(t.fn), edit)
     out = _apply(src, list(edits.values()))
     try:
-        ast.parse(out)
+        parse(out)
     except SyntaxError as e:
         raise StubError(
             f"{path}: stubbing {', '.join(symbols)} would not parse ({e.msg}, line {e.lineno})"
@@ -304,7 +305,7 @@ def definition_texts(source: str, symbol: str) -> list[str]:
     In the order of `targets`; used to turn one version of a unit into another with exact
     `edit_file` replacements.
     """
-    tree = ast.parse(source)
+    tree = parse(source)
     lines = source.splitlines(keepends=True)
     out = []
     for t in targets(tree, symbol):

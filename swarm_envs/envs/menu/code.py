@@ -7,10 +7,10 @@ workspace holds for one unit now. Parsing is cached by source text.
 
 from __future__ import annotations
 
-import ast
 import functools
 from dataclasses import dataclass, field
 
+from swarm_envs.core.pysource import parse
 from swarm_envs.task.stubbing import body_span, find_symbol
 from swarm_envs.task.stubbing import functions_of as _functions_of
 
@@ -19,7 +19,7 @@ from swarm_envs.task.stubbing import functions_of as _functions_of
 def bodies(source: str, symbol: str) -> tuple[tuple[int, int, int], ...] | None:
     """(def line, first body line, last body line) of each function of `symbol`, or None."""
     try:
-        node = find_symbol(ast.parse(source), symbol)
+        node = find_symbol(parse(source), symbol)
     except (SyntaxError, ValueError, RecursionError):
         return None
     if node is None:
