@@ -57,12 +57,14 @@ def run_episode(job: EpisodeJob[P, R]) -> R:
 def collect_remote(
     pool: WorkerPool,
     sample: Callable[[Any, P, int], R],
-    env: Callable[[], Any],
+    env: Callable[[], Any] | Sequence[Callable[[], Any]],
     policy: P,
     seeds: Sequence[int],
     time_cap: float,
 ) -> tuple[list[R], int]:
     """One episode per seed on the pool's workers; the finished ones, and how many failed.
+
+    `env` is the recipe of every episode, or one recipe per seed (in the seeds' order).
 
     The episodes come back in the seeds' order; one whose worker died or hung is left
     out and counted (the pool replaces the worker and logs why).
@@ -70,7 +72,13 @@ def collect_remote(
     Raises:
         WorkerError: every episode failed.
     """
-    jobs = [EpisodeJob(sample, env, policy, int(seed), time_cap) for seed in seeds]
+    recipes = [env] * len(seeds) if callable(env) else list(env)
+    if len(recipes) != len(seeds):
+        raise ValueError(f"{len(recipes)} env recipes for {len(seeds)} seeds")
+    jobs = [
+        EpisodeJob(sample, recipe, policy, int(seed), time_cap)
+        for recipe, seed in zip(recipes, seeds, strict=True)
+    ]
     done = pool.run(run_episode, jobs)
     episodes = [d.value for d in done if d.ok]
     if not episodes:

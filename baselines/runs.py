@@ -27,8 +27,8 @@ import numpy as np
 
 from swarm_envs.core.schedule import TimeCapSchedule
 from swarm_envs.distributed import WorkerPool, check_ray_address, connect_ray
-from swarm_envs.error import ConfigError, TrainingDiverged, UnknownTask, close_matches
-from swarm_envs.task import Task, get_task
+from swarm_envs.error import ConfigError, Error, TrainingDiverged, close_matches
+from swarm_envs.task import Task, resolve_tasks
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -55,7 +55,8 @@ class RunArgs:
 
     # Environment
     task: str = "calc"
-    """the task (a bundled name such as calc or jsonkit, a task id, or a task folder)"""
+    """the task (a bundled name such as calc or jsonkit, a task id, or a task folder); the
+    menu trainer also takes several, comma-separated, and suites (mini, real-plus, ...)"""
     num_agents: int = 4
     """agents in each swarm"""
     num_envs: int = 1
@@ -162,20 +163,41 @@ def parse_args(
 # ---------------------------------------------------------------------------- checks
 
 
-def check_run(args: RunArgs, positive: Sequence[str] = ()) -> tuple[Task, TimeCapSchedule]:
-    """The checks every run needs, before anything is built; returns the task and schedule.
+def run_tasks(spec: str) -> list[Task]:
+    """The tasks of a run's `task` option: comma-separated tasks and suites, in order.
+
+    Raises:
+        ConfigError: naming the option, for a name that is neither a task nor a suite.
+    """
+    names = [n.strip() for n in str(spec).split(",")]
+    if not all(names):
+        raise ConfigError(f"task={spec!r}: expected task or suite names separated by commas")
+    try:
+        return resolve_tasks(names)
+    except Error as e:
+        raise ConfigError(f"task={spec!r}: {e}") from None
+
+
+def check_run(
+    args: RunArgs, positive: Sequence[str] = (), several: bool = False
+) -> tuple[list[Task], TimeCapSchedule]:
+    """The checks every run needs, before anything is built; returns the tasks and schedule.
 
     Args:
         args: the run's options.
         positive: further integer options of the trainer that must be >= 1.
+        several: the trainer trains on several tasks at once (else `task` names one).
 
     Raises:
         ConfigError: naming the first field that is wrong, its value and what is expected.
     """
-    try:
-        task = get_task(args.task)
-    except UnknownTask as e:
-        raise ConfigError(f"task={args.task!r}: {e}") from None
+    tasks = run_tasks(args.task)
+    if len(tasks) > 1 and not several:
+        named = ", ".join(t.id for t in tasks[:4]) + (", ..." if len(tasks) > 4 else "")
+        raise ConfigError(
+            f"task={args.task!r}: this trainer trains on one task, and these are "
+            f"{len(tasks)} ({named}); the menu trainer takes several"
+        )
     counts = ("num_agents", "num_envs", "num_updates", "update_epochs", "num_minibatches")
     for name in (*counts, *positive):
         value = getattr(args, name)
@@ -208,7 +230,7 @@ def check_run(args: RunArgs, positive: Sequence[str] = ()) -> tuple[Task, TimeCa
             f"ray_workers={args.ray_workers!r}: expected a positive integer (or none)"
         )
     pick_device(args.device)
-    return task, time_cap_schedule(args)
+    return tasks, time_cap_schedule(args)
 
 
 def on_ray(args: RunArgs) -> bool:

@@ -623,7 +623,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Download each project's sdist with pip, make it into a task "
         "(--deselect-failing), validate it, in parallel worker processes; resumable. One "
         "line per project, failures grouped by cause, a summary table. The valid tasks form "
-        "a suite (swarm-envs bench --tasks real-plus; each one a --task of swarm-envs train).",
+        "a suite (swarm-envs bench --tasks real-plus; swarm-envs train --task real-plus).",
     )
     p.add_argument(
         "spec", help="a file of name==version lines or sdist paths, or 'catalogue' (shipped)"

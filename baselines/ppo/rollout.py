@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -69,9 +70,18 @@ def _box(observation) -> np.ndarray:
 
 @torch.no_grad()
 def collect(
-    envs: Sequence, policy, seeds: Sequence[int], device: str | torch.device = "cpu"
+    envs: Sequence,
+    policy,
+    seeds: Sequence[int],
+    device: str | torch.device = "cpu",
+    reward_scale: Literal["tests", "progress"] = "tests",
 ) -> Rollouts:
-    """One episode in each of `envs` (menu-mode parallel envs), reset with `seeds`."""
+    """One episode in each of `envs` (menu-mode parallel envs), reset with `seeds`.
+
+    The reward of a step is the env's (the change in passing tests), or with
+    `reward_scale="progress"` that change over the tests failing at the episode's start:
+    then an episode's whole return is at most 1 on every task, as its progress is.
+    """
     n_env = len(envs)
     obs: list[dict] = []
     infos: list[dict] = []
@@ -122,6 +132,10 @@ def collect(
                     "time_left": float(i[first]["time_left"]),
                 }
         active = still
+    if reward_scale == "progress":
+        for e in range(n_env):
+            todo = int(final[e]["infos"][agents[e][0]]["tests_total"]) - traces[e][0][1]
+            step_rewards[e] = [x / max(todo, 1) for x in step_rewards[e]]
     return _assemble(envs, agents, seqs, step_rewards, final, traces, policy, device)
 
 
@@ -225,6 +239,7 @@ def _assemble(envs, agents, seqs, step_rewards, final, traces, policy, device) -
         claim = {env.layout.claim(u) for u in range(len(env.task.units))}
         episodes.append(
             {
+                "task": env.task.id,
                 "return": float(r.sum()),
                 "length": len(r),
                 "decisions": sum(len(s.steps) for s in seqs[e]),
@@ -264,19 +279,27 @@ def _assemble(envs, agents, seqs, step_rewards, final, traces, policy, device) -
 # ---------------------------------------------------------------------------- on workers
 
 
-def sample_episode(env: Any, policy: torch.nn.Module, seed: int) -> Rollouts:
+def sample_episode(
+    env: Any,
+    policy: torch.nn.Module,
+    seed: int,
+    reward_scale: Literal["tests", "progress"] = "tests",
+) -> Rollouts:
     """`collect` of one episode on `env` (the `sample` of a remote episode job)."""
-    return collect([env], policy, [seed])
+    return collect([env], policy, [seed], reward_scale=reward_scale)
 
 
 def collect_on(
     pool: WorkerPool,
-    env: Callable[[], Any],
+    env: Callable[[], Any] | Sequence[Callable[[], Any]],
     policy: torch.nn.Module,
     seeds: Sequence[int],
     time_cap: float,
+    reward_scale: Literal["tests", "progress"] = "tests",
 ) -> Rollouts:
     """One episode per seed on the pool's workers, as one batch in the seeds' order.
+
+    `env` is the recipe of every episode, or one recipe per seed.
 
     Each job carries a CPU copy of the policy (`swarm_envs.baselines.remote`). An episode
     whose worker died or hung is left out and counted in `failed` (the pool replaces the
@@ -286,7 +309,8 @@ def collect_on(
         WorkerError: every episode failed.
     """
     shipped = copy.deepcopy(policy).cpu()
-    parts, failed = collect_remote(pool, sample_episode, env, shipped, seeds, time_cap)
+    sample = functools.partial(sample_episode, reward_scale=reward_scale)
+    parts, failed = collect_remote(pool, sample, env, shipped, seeds, time_cap)
     batch = concat(parts)
     batch.failed = failed
     return batch

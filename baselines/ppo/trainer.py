@@ -41,7 +41,7 @@ from swarm_envs.core.schedule import TimeCapSchedule
 from swarm_envs.envs.menu import MenuConfig
 from swarm_envs.envs.registration import menu_gym_id
 from swarm_envs.error import ConfigError, Error, TrainingDiverged
-from swarm_envs.task import get_task
+from swarm_envs.task import Task
 
 logger = logging.getLogger("swarm_envs")
 
@@ -110,10 +110,34 @@ class Args(RunArgs):
     eval_out: str | None = None
     """where to write the evaluation's JSON (none: eval.json in the run folder)"""
 
+    # Several tasks at once (--task calc,jsonkit or a suite, --task real-plus)
+    reward_scale: Literal["auto", "tests", "progress"] = "auto"
+    """a step's reward: the change in passing tests (tests), or that change over the tests
+    failing at the episode's start (progress: a task's whole return is at most 1, so tasks
+    of different sizes weigh alike); auto: tests for one task, progress for several"""
+
     @property
     def env_id(self) -> str:
-        """The Gymnasium id of the task in menu mode, e.g. `swarm/calc-menu-v0`."""
-        return menu_gym_id(get_task(self.task))
+        """The Gymnasium id of the task in menu mode, e.g. `swarm/calc-menu-v0`.
+
+        With several tasks, what `task` names: `swarm/calc+jsonkit-menu`.
+        """
+        tasks = self.tasks
+        if len(tasks) == 1:
+            return menu_gym_id(tasks[0])
+        return "swarm/" + "+".join(n.strip() for n in self.task.split(",")) + "-menu"
+
+    @property
+    def tasks(self) -> list[Task]:
+        """The run's tasks (`task`: comma-separated tasks and suites)."""
+        return runs.run_tasks(self.task)
+
+    @property
+    def rewards_in(self) -> Literal["tests", "progress"]:
+        """The reward scale the run uses (`reward_scale`, `auto` resolved)."""
+        if self.reward_scale == "auto":
+            return "tests" if len(self.tasks) == 1 else "progress"
+        return self.reward_scale
 
 
 # ---------------------------------------------------------------------------- configuration
@@ -136,7 +160,7 @@ def check_args(args: Args) -> TimeCapSchedule:
         )
     # 0 updates (evaluation only) passes the checks of a one-update run.
     checked = dataclasses.replace(args, num_updates=max(args.num_updates, 1))
-    task, schedule = runs.check_run(checked, positive=("hidden", "eval_episodes"))
+    tasks, schedule = runs.check_run(checked, positive=("hidden", "eval_episodes"), several=True)
     for name, value in [("num_agents_end", args.num_agents_end)] + [
         ("eval_sizes", n) for n in args.eval_sizes
     ]:
@@ -158,12 +182,20 @@ def check_args(args: Args) -> TimeCapSchedule:
         raise ConfigError(
             f"eval_time_cap={args.eval_time_cap!r}: expected a positive number of virtual seconds"
         )
-    if not task.units:
+    for task in tasks:
+        if not task.units:
+            raise ConfigError(
+                f"task={args.task!r}: the trainer uses mode='menu', which needs tasks with "
+                f"units; {task.id} has none"
+            )
+        if len(task.units) > args.max_units:
+            raise ConfigError(
+                f"max_units={args.max_units}: task {task.id} has {len(task.units)} units"
+            )
+    if args.reward_scale not in ("auto", "tests", "progress"):
         raise ConfigError(
-            f"task={args.task!r}: the trainer uses mode='menu', which needs a task with units"
+            f"reward_scale={args.reward_scale!r}: expected 'auto', 'tests' or 'progress'"
         )
-    if len(task.units) > args.max_units:
-        raise ConfigError(f"max_units={args.max_units}: task {task.id} has {len(task.units)} units")
     smallest = min(args.num_agents, args.num_agents_end or args.num_agents)
     if args.num_minibatches > args.num_envs * smallest:
         raise ConfigError(
@@ -181,24 +213,32 @@ def check_args(args: Args) -> TimeCapSchedule:
 
 
 def check_resume(args: Args, saved: dict[str, Any]) -> None:
-    """A checkpoint resumes only the run it came from: the same task and network shape.
+    """A checkpoint resumes only the run it came from: the same tasks and network shape.
 
     Raises:
         ConfigError: naming the option that differs from the checkpoint's, and its value there.
     """
     old = saved.get("args", {})
-    if "task" in old and get_task(old["task"]).id != get_task(args.task).id:
+    if "task" in old and _ids(old["task"]) != [t.id for t in args.tasks]:
         raise ConfigError(
             f"task={args.task!r}: the checkpoint {args.resume} was trained on "
             f"task={old['task']!r}; pass --task {old['task']}"
         )
-    for name in ("max_units", "n_wrong", "hidden"):
+    for name in ("max_units", "n_wrong", "hidden", "reward_scale"):
         if name in old and old[name] != getattr(args, name):
             flag = name.replace("_", "-")
             raise ConfigError(
                 f"{name}={getattr(args, name)!r}: the checkpoint {args.resume} has "
                 f"{name}={old[name]!r}; pass --{flag} {old[name]}"
             )
+
+
+def _ids(spec: str) -> list[str]:
+    """The task ids a checkpoint's `task` option stood for (its names, where one is gone)."""
+    try:
+        return [t.id for t in runs.run_tasks(spec)]
+    except ConfigError:
+        return [spec]
 
 
 def swarm_size(args: Args, update: int) -> int:
@@ -216,16 +256,19 @@ def swarm_size(args: Args, update: int) -> int:
     return round(a + (b - a) * frac)
 
 
-def env_recipe(args: Args, num_agents: int | None = None) -> Callable[[], Any]:
+def env_recipe(
+    args: Args, num_agents: int | None = None, task: Task | None = None
+) -> Callable[[], Any]:
     """How to build one of the run's menu-mode swarms (picklable: workers build their own).
 
-    `num_agents` overrides the run's size (the size curriculum, evaluation at other sizes).
+    `num_agents` overrides the run's size (the size curriculum, evaluation at other sizes);
+    `task`, the run's first task.
     """
     import swarm_envs
 
     return functools.partial(
         swarm_envs.parallel_env,
-        get_task(args.task),  # crosses processes as a reference (an id or a folder)
+        task or args.tasks[0],  # crosses processes as a reference (an id or a folder)
         num_agents=args.num_agents if num_agents is None else num_agents,
         mode="menu",
         max_units=args.max_units,
@@ -235,10 +278,21 @@ def env_recipe(args: Args, num_agents: int | None = None) -> Callable[[], Any]:
     )
 
 
+def env_recipes(args: Args, num_agents: int | None = None, n: int | None = None) -> list:
+    """The recipes of `n` (default `num_envs`) swarms: the run's tasks dealt in turn.
+
+    Env `i` is of task `i mod len(tasks)`, at every update: each task has its share of
+    every batch (`num_envs` a multiple of the number of tasks makes the shares equal).
+    """
+    tasks = args.tasks
+    n = args.num_envs if n is None else n
+    recipes = [env_recipe(args, num_agents, t) for t in tasks]
+    return [recipes[i % len(tasks)] for i in range(n)]
+
+
 def make_envs(args: Args, num_agents: int | None = None) -> list:
-    """`num_envs` menu-mode swarms of `num_agents` (default: the run's) on the task."""
-    recipe = env_recipe(args, num_agents)
-    return [recipe() for _ in range(args.num_envs)]
+    """`num_envs` menu-mode swarms of `num_agents` (default: the run's), tasks dealt in turn."""
+    return [recipe() for recipe in env_recipes(args, num_agents)]
 
 
 def episode_seeds(args: Args, update: int) -> list[int]:
@@ -250,13 +304,17 @@ def episode_seeds(args: Args, update: int) -> list[int]:
 
 
 def evaluate(
-    policy: MenuPolicy, envs: Sequence, seeds: Sequence[int], device: str | torch.device = "cpu"
+    policy: MenuPolicy,
+    envs: Sequence,
+    seeds: Sequence[int],
+    device: str | torch.device = "cpu",
+    reward_scale: Literal["tests", "progress"] = "tests",
 ) -> list[dict]:
     """The episodes of `policy` (sampling, as in training) from `seeds`, len(envs) at a time."""
     episodes: list[dict] = []
     for k in range(0, len(seeds), len(envs)):
         chunk = list(seeds[k : k + len(envs)])
-        episodes += collect(envs[: len(chunk)], policy, chunk, device).episodes
+        episodes += collect(envs[: len(chunk)], policy, chunk, device, reward_scale).episodes
     return episodes
 
 
@@ -290,14 +348,21 @@ def size_row(size: int, episodes: Sequence[dict], wall_s: float) -> dict[str, An
             )
         )
     reached = [e["time_to_90"] for e in episodes if e["time_to_90"] is not None]
+    by_task: dict[str, list[float]] = {}
+    for e in episodes:
+        by_task.setdefault(e["task"], []).append(e["progress"])
     return {
         "num_agents": size,
         "episodes": len(episodes),
         "progress": mean("progress"),
         "progress_min": float(min(e["progress"] for e in episodes)),
         "progress_max": float(max(e["progress"] for e in episodes)),
+        "progress_by_task": {t: float(np.mean(v)) for t, v in by_task.items()},
         "tests_passed": mean("tests_passed"),
-        "tests_total": int(episodes[0]["tests_total"]),
+        # one task: its count; several: the mean over the episodes
+        "tests_total": (
+            int(episodes[0]["tests_total"]) if len(by_task) == 1 else mean("tests_total")
+        ),
         "return": mean("return"),
         "time_to_90": rollout_time_to(curve, 0.9),
         "reached_90": len(reached),
@@ -326,18 +391,19 @@ def evaluate_sizes(
     """The policy, without further training, in swarms of each size; one row per size.
 
     Every size runs the same `eval_episodes` held-out episodes (`EVAL_SEED` on), at most
-    `num_envs` side by side, sampling as in training. The observation has the same length
-    at every size (rank `i / n`, identity one-hot of `i % 16`), so one network acts in all.
+    `num_envs` side by side (the run's tasks dealt in turn), sampling as in training. The
+    observation has the same length at every size (rank `i / n`, identity one-hot of
+    `i % 16`), so one network acts in all.
     """
     seeds = [EVAL_SEED + k for k in range(args.eval_episodes)]
     rows = []
     for n in sizes:
-        envs = [env_recipe(args, n)() for _ in range(min(args.num_envs, len(seeds)))]
+        envs = [r() for r in env_recipes(args, n, min(args.num_envs, len(seeds)))]
         t0 = time.perf_counter()
         try:
             for env in envs:
                 env.set_time_cap(time_cap)
-            episodes = evaluate(policy, envs, seeds, device)
+            episodes = evaluate(policy, envs, seeds, device, args.rewards_in)
         finally:
             for env in envs:
                 env.close()
@@ -467,10 +533,10 @@ def train(args: Args) -> Summary:
 
     # Env setup: here, or in Ray actors that collect whole episodes (--ray)
     pool = runs.ray_pool(args, args.num_envs) if runs.on_ray(args) else None
-    recipe = env_recipe(args)
+    recipes = env_recipes(args)
     size = args.num_agents  # of the envs built; the size curriculum rebuilds them
     envs = make_envs(args) if pool is None and args.num_updates > 0 else []
-    probe = envs[0] if envs else recipe()  # built, not reset: no sandbox yet
+    probe = envs[0] if envs else recipes[0]()  # built, not reset: no sandbox yet
     layout = probe.layout
     if not envs:
         probe.close()
@@ -527,7 +593,7 @@ def train(args: Args) -> Summary:
                     size = swarm_size(args, update)
                     for env in envs:
                         env.close()
-                    recipe = env_recipe(args, size)
+                    recipes = env_recipes(args, size)
                     envs = make_envs(args, size) if pool is None else []
                 for env in envs:
                     env.set_time_cap(cap)  # sticky: holds for every reset of the update
@@ -536,9 +602,9 @@ def train(args: Args) -> Summary:
                 t_roll = time.perf_counter()
                 seeds = episode_seeds(args, update)
                 if pool is None:
-                    batch = collect(envs, policy, seeds, device)
+                    batch = collect(envs, policy, seeds, device, args.rewards_in)
                 else:
-                    batch = collect_on(pool, recipe, policy, seeds, cap)
+                    batch = collect_on(pool, recipes, policy, seeds, cap, args.rewards_in)
                 t_roll = time.perf_counter() - t_roll
                 global_step += len(batch)
 
@@ -571,6 +637,7 @@ def train(args: Args) -> Summary:
                     "swarm/decisions": float(len(batch)),
                     "swarm/failed_rollouts": float(batch.failed),
                     "swarm/virtual_time": float(np.mean([e["time"] for e in eps])),
+                    **_by_task(eps, len(recipes) > 1 and len(args.tasks) > 1),
                     "swarm/rollout_decisions_per_s": len(batch) / max(t_roll, 1e-9),
                     "swarm/update_decisions_per_s": len(batch)
                     * args.update_epochs
@@ -621,6 +688,16 @@ def train(args: Args) -> Summary:
     )
 
 
+def _by_task(episodes: Sequence[dict], several: bool) -> dict[str, float]:
+    """With several tasks, each task's mean progress over the update's episodes."""
+    if not several:
+        return {}
+    by: dict[str, list[float]] = {}
+    for e in episodes:
+        by.setdefault(e["task"], []).append(e["progress"])
+    return {f"progress/{t}": float(np.mean(v)) for t, v in sorted(by.items())}
+
+
 def write_evaluation(
     path: Path, args: Args, history: Sequence[dict], rows: Sequence[dict], checkpoint: Path
 ) -> Path:
@@ -630,7 +707,8 @@ def write_evaluation(
     trained = sorted({int(r.get("charts/num_agents", args.num_agents)) for r in history})
     path.parent.mkdir(parents=True, exist_ok=True)
     doc = {
-        "task": get_task(args.task).id,
+        "task": args.tasks[0].id if len(args.tasks) == 1 else [t.id for t in args.tasks],
+        "reward_scale": args.rewards_in,
         "checkpoint": str(checkpoint) if history else None,
         "updates_trained": int(history[-1]["update"]) if history else 0,
         "trained_num_agents": trained,

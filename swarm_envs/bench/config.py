@@ -46,7 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from swarm_envs.distributed import check_ray_address
 from swarm_envs.error import ConfigError, Error, close_matches, describe_invalid
-from swarm_envs.task import SUITES, Task, get_task, registered
+from swarm_envs.task import SUITES, Task, get_task, registered, resolve_tasks
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -323,22 +323,10 @@ class BenchConfig(_Model):
 
     def resolved_tasks(self) -> list[Task]:
         """Every task of the bench, suites expanded, each once, in the order given."""
-        out: dict[str, Task] = {}
-        for name in self.tasks:
-            if name in SUITES:
-                found = sorted(
-                    (get_task(t) for t in registered()),
-                    key=lambda t: t.id,
-                )
-                for t in found:
-                    if t.manifest.suite == name:
-                        out.setdefault(t.id, t)
-            else:
-                t = _task(name)
-                out.setdefault(t.id, t)
-        if not out:
-            raise ConfigError(f"tasks={self.tasks}: no task in these suites")
-        return list(out.values())
+        try:
+            return resolve_tasks(self.tasks)
+        except Error as e:
+            raise ConfigError(f"tasks={self.tasks}: {e}") from None
 
     def time_cap(self, task: Task) -> float:
         """The time cap of an episode on `task`."""

@@ -35,6 +35,7 @@ from swarm_envs.task.registry import (
     on_register,
     register_task,
     registered,
+    resolve_tasks,
     task_roots,
 )
 
@@ -63,5 +64,6 @@ __all__ = [
     "on_register",
     "register_task",
     "registered",
+    "resolve_tasks",
     "task_roots",
 ]

@@ -12,12 +12,12 @@ import copyreg
 import logging
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from swarm_envs import cache
 from swarm_envs.error import ManifestError, TaskError, UnknownTask, VersionNotFound
-from swarm_envs.task.manifest import MANIFEST, NAME_PATTERN, Task, load_manifest
+from swarm_envs.task.manifest import MANIFEST, NAME_PATTERN, SUITES, Task, load_manifest
 
 logger = logging.getLogger("swarm_envs")
 
@@ -180,6 +180,32 @@ def registered() -> dict[str, Path]:
         for task_id, path in {**discover(), **_built_suites(), **_inherited()}.items():
             _registry.setdefault(task_id, path)
     return dict(_registry)
+
+
+def resolve_tasks(names: Iterable[str]) -> list[Task]:
+    """The tasks that `names` (task names, ids, folders, or suites) stand for.
+
+    A suite (`SUITES`) stands for every registered task of it, by id; each task comes
+    once, in the order the names give.
+
+    Raises:
+        UnknownTask, VersionNotFound, TaskError: a name is neither a suite nor a task.
+        TaskError: the names stand for no task at all (suites with nothing registered).
+    """
+    out: dict[str, Task] = {}
+    names = list(names)
+    for name in names:
+        if name in SUITES:
+            found = (get_task(t) for t in sorted(registered()))
+            for task in sorted(found, key=lambda t: t.id):
+                if task.manifest.suite == name:
+                    out.setdefault(task.id, task)
+        else:
+            task = get_task(name)
+            out.setdefault(task.id, task)
+    if not out:
+        raise TaskError(f"{names}: no task is registered in these suites")
+    return list(out.values())
 
 
 _ID = re.compile(r"^(?P<name>.+)-v(?P<version>\d+)$")
