@@ -133,8 +133,9 @@ def collect(
                 }
         active = still
     if reward_scale == "progress":
-        for e in range(n_env):
-            todo = int(final[e]["infos"][agents[e][0]]["tests_total"]) - traces[e][0][1]
+        for e, end in enumerate(final):
+            assert end is not None  # every episode ended
+            todo = int(end["infos"][agents[e][0]]["tests_total"]) - traces[e][0][1]
             step_rewards[e] = [x / max(todo, 1) for x in step_rewards[e]]
     return _assemble(envs, agents, seqs, step_rewards, final, traces, policy, device)
 
