@@ -204,7 +204,10 @@ def resolve_tasks(names: Iterable[str]) -> list[Task]:
             task = get_task(name)
             out.setdefault(task.id, task)
     if not out:
-        raise TaskError(f"{names}: no task is registered in these suites")
+        raise TaskError(
+            f"no task is registered in {', '.join(names)} (swarm-envs make-suite builds "
+            "real-plus; swarm-envs list shows the suites)"
+        )
     return list(out.values())
 
 
