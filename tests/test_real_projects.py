@@ -482,3 +482,17 @@ def test_the_shipped_catalogue_pins_at_least_sixty_distinct_projects():
     assert len(entries) >= 60
     assert all(e.name and e.version and e.key == f"{e.name}=={e.version}" for e in entries)
     assert len({e.task_name for e in entries}) == len(entries)
+
+
+def test_a_failed_projects_line_says_its_cause_once():
+    from swarm_envs.project.suite import Outcome, _one_line
+
+    o = Outcome(
+        "jmespath==1.1.0",
+        cause="too few tests",
+        detail="too few tests: 1 canonical tests (fewer than 10; see MAKE_TASK.md)\nmore",
+    )
+    line = _one_line(o, 20)
+    assert line.count("too few tests") == 1 and "1 canonical tests (fewer than 10" in line
+    other = Outcome("x==1", cause="download failed", detail="pip said no")
+    assert "download failed: pip said no" in _one_line(other, 10)

@@ -628,7 +628,8 @@ def _one_line(o: Outcome, width: int) -> str:
             f"{o.key:<{width}}  valid      {o.tests:4d} tests {o.units:3d} units "
             f"{o.deselected:3d} deselected{inst}  {time_s}"
         )
-    first = (o.detail.strip().splitlines() or [""])[0][:100]
+    first = (o.detail.strip().splitlines() or [""])[0]
+    first = first.removeprefix(f"{o.cause}: ")[:100]  # the cause is said once
     return f"{o.key:<{width}}  not valid  {o.cause}: {first}  {time_s}"
 
 
