@@ -103,3 +103,22 @@ def test_the_reward_scale_of_a_resumed_run_is_the_checkpoints(tmp_path, capsys):
     code = _run(tmp_path, "--task", "calc", "--resume", str(ckpt), "--num-updates", "2")
     assert code == 2
     assert "reward_scale='auto'" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_worker_episodes_keep_each_seeds_task_in_order():
+    """On workers (as on Ray), each episode job carries its own task's recipe."""
+    from swarm_envs.baselines.ppo.policy import MenuPolicy
+    from swarm_envs.baselines.ppo.rollout import collect_on
+    from swarm_envs.distributed import WorkerPool
+
+    args = Args(task="calc,structkit", num_envs=3, num_agents=2, time_cap=8.0)
+    recipes = env_recipes(args)
+    probe = recipes[0]()
+    policy = MenuPolicy(probe.layout.obs_size, probe.layout.n_moves, 16)
+    probe.close()
+    with WorkerPool(2, backend="process") as pool:
+        batch = collect_on(pool, recipes, policy, [3, 4, 5], 8.0, "progress")
+    assert batch.failed == 0
+    assert [e["task"] for e in batch.episodes] == ["calc-v0", "structkit-v0", "calc-v0"]
+    assert all(e["return"] <= 1.0 + 1e-6 for e in batch.episodes)
