@@ -496,3 +496,11 @@ def test_a_failed_projects_line_says_its_cause_once():
     assert line.count("too few tests") == 1 and "1 canonical tests (fewer than 10" in line
     other = Outcome("x==1", cause="download failed", detail="pip said no")
     assert "download failed: pip said no" in _one_line(other, 10)
+
+
+def test_a_unit_its_tests_do_not_notice_is_a_cause_of_its_own():
+    from swarm_envs.project.suite import cause_of
+
+    text = "unit pkg._url.URL.__ne__: stubbing it out fails none of its tests ['tests/t.py']"
+    assert cause_of(text) == "a unit its tests do not notice"
+    assert cause_of("no units were found") == "no units (no function the tests notice)"

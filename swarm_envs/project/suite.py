@@ -188,6 +188,7 @@ _CAUSES: tuple[tuple[str, str], ...] = (
     ("no canonical tests", "no tests left after deselection"),
     ("no tests were collected", "no tests collected"),
     ("no units", "no units (no function the tests notice)"),
+    ("fails none of its tests", "a unit its tests do not notice"),
     ("not deterministic", "tests are not deterministic"),
     ("starting state already passes", "the start passes every test"),
     ("integrity guard", "flagged by the integrity guard"),
