@@ -185,7 +185,7 @@ def check_args(args: Args) -> TimeCapSchedule:
     for task in tasks:
         if not task.units:
             raise ConfigError(
-                f"task={args.task!r}: the trainer uses mode='menu', which needs tasks with "
+                f"task={args.task!r}: the trainer uses mode='menu', which needs a task with "
                 f"units; {task.id} has none"
             )
         if len(task.units) > args.max_units:
