@@ -11,24 +11,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from support.helpers import TINY_TRAIN  # noqa: E402
+
 from swarm_envs import cli  # noqa: E402
 
-TINY = [
-    "train",
-    "--task",
-    "calc",
-    "--num-envs",
-    "2",
-    "--time-cap",
-    "8",
-    "--hidden",
-    "16",
-    "--num-minibatches",
-    "2",
-    "--update-epochs",
-    "1",
-    "--no-progress",
-]
+TINY = [*TINY_TRAIN, "--task", "calc"]
 
 
 def _run(tmp_path: Path, *options: str) -> int:

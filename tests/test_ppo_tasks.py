@@ -11,29 +11,14 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from support.helpers import TINY_TRAIN  # noqa: E402
+
 from swarm_envs import cli  # noqa: E402
 from swarm_envs.baselines import runs  # noqa: E402
 from swarm_envs.baselines.ppo.trainer import Args, env_recipes  # noqa: E402
 from swarm_envs.error import ConfigError  # noqa: E402
 
-TINY = [
-    "train",
-    "--num-envs",
-    "2",
-    "--num-agents",
-    "2",
-    "--time-cap",
-    "8",
-    "--hidden",
-    "16",
-    "--num-minibatches",
-    "2",
-    "--update-epochs",
-    "1",
-    "--num-updates",
-    "1",
-    "--no-progress",
-]
+TINY = [*TINY_TRAIN, "--num-agents", "2", "--num-updates", "1"]
 
 
 def _run(tmp_path: Path, *options: str) -> int:

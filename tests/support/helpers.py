@@ -96,3 +96,20 @@ def act(env, agent, action):
     while not infos[agent]["ready"] and env.agents:
         obs, rew, term, trunc, infos = env.step({})
     return obs[agent], infos[agent]
+
+
+#: `swarm-envs train` with tiny swarms and networks: each run in seconds (add --task etc.)
+TINY_TRAIN = [
+    "train",
+    "--num-envs",
+    "2",
+    "--time-cap",
+    "8",
+    "--hidden",
+    "16",
+    "--num-minibatches",
+    "2",
+    "--update-epochs",
+    "1",
+    "--no-progress",
+]
