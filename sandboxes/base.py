@@ -64,7 +64,8 @@ class SandboxLimits(BaseModel):
         file_size_mb: largest file a process may write (RLIMIT_FSIZE).
         open_files: open file descriptors per process (RLIMIT_NOFILE).
         wall_s: default wall-clock limit of one command; the whole process group is killed.
-        output_bytes: captured output kept per command; the rest is dropped with a marker.
+        output_bytes: captured output kept per command (head and tail); the middle is dropped
+            with a marker.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -111,8 +112,8 @@ class CommandResult:
 
     Attributes:
         returncode: exit status; negative for a signal; None when the sandbox killed it.
-        output: stdout and stderr interleaved, capped at `limits.output_bytes` (a marker says
-            how much was dropped).
+        output: stdout and stderr interleaved, capped at `limits.output_bytes`: its head and
+            its tail, with a marker between them that says how much was dropped.
         timed_out: the wall-clock limit was reached and the process group was killed.
         truncated: output was cut.
         wall_s: measured wall-clock seconds.
@@ -263,29 +264,46 @@ class Sandbox(abc.ABC):
 
 
 class OutputCap:
-    """Accumulates output up to a byte cap and counts what it drops."""
+    """Keeps the head and the tail of an output up to a byte cap, and counts what it drops.
+
+    As `swarm_envs.core.text.cap_middle` does for what agents read: the head has two
+    thirds of the room (where a command starts), the tail the rest (where a traceback or a
+    status ends), and one marker between them says how much was left out. Memory stays
+    within the cap however long the output.
+    """
 
     def __init__(self, cap: int):
         self.cap = cap
-        self.chunks: list[bytes] = []
-        self.kept = 0
+        self._head_room = cap - cap // 3
+        self._tail_room = cap // 3
+        self.head = bytearray()
+        self.tail = bytearray()
         self.dropped = 0
 
     def add(self, data: bytes) -> None:
-        room = self.cap - self.kept
+        room = self._head_room - len(self.head)
         if room > 0:
-            part = data[:room]
-            self.chunks.append(part)
-            self.kept += len(part)
-            self.dropped += len(data) - len(part)
-        else:
-            self.dropped += len(data)
+            self.head += data[:room]
+            data = data[room:]
+        if not data:
+            return
+        self.tail += data
+        extra = len(self.tail) - self._tail_room
+        if extra > 0:
+            del self.tail[:extra]
+            self.dropped += extra
 
     def text(self) -> tuple[str, bool]:
-        out = b"".join(self.chunks).decode("utf-8", errors="replace")
-        if self.dropped:
-            out += truncation_marker(self.dropped, "bytes of output")
-        return out, self.dropped > 0
+        head = self.head.decode("utf-8", errors="replace")
+        if not self.dropped:
+            return head + self.tail.decode("utf-8", errors="replace"), False
+        tail, dropped = bytes(self.tail), self.dropped
+        cut = tail.find(b"\n")  # the tail from a line's start, where there is one
+        if 0 <= cut < len(tail) - 1:
+            dropped += cut + 1
+            tail = tail[cut + 1 :]
+        marker = truncation_marker(dropped, "bytes of output")
+        return head + marker + tail.decode("utf-8", errors="replace"), True
 
 
 def write_tree(base: pathlib.Path, files: Mapping[str, bytes | None]) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import importlib.metadata
 import json
 import re
 import tarfile
@@ -33,14 +34,21 @@ def write(root: Path, files: dict[str, str]) -> Path:
 
 
 def make_wheel(
-    folder: Path, name: str, version: str, files: dict[str, str], entry_points: str = ""
+    folder: Path,
+    name: str,
+    version: str,
+    files: dict[str, str],
+    entry_points: str = "",
+    requires: tuple[str, ...] = (),
 ) -> Path:
     """A pure-Python wheel as `pip wheel` makes it (a zip with its .dist-info and RECORD)."""
     folder.mkdir(parents=True, exist_ok=True)
     info = f"{name}-{version}.dist-info"
+    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    metadata += "".join(f"Requires-Dist: {r}\n" for r in requires)
     members = {
         **{k: textwrap.dedent(v) for k, v in files.items()},
-        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+        f"{info}/METADATA": metadata,
         f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }
     if entry_points:
@@ -251,6 +259,126 @@ def test_without_its_plugin_the_fixture_test_fails_under_the_scorer(
         rep = runner.run(task.solution_files())
     failed = sorted(t for t, ok in rep.per_test.items() if not ok)
     assert failed == ["tests/test_spell.py::test_plugin_fixture"], rep.failures
+
+
+#: a pytest-asyncio look-alike: its settings, and its warning at start when one is unset
+ASYNC_PLUGIN = """
+    import warnings
+
+    import pytest
+
+
+    def pytest_addoption(parser):
+        parser.addini("asyncio_mode", "how async tests run", default="strict")
+        parser.addini("asyncio_default_fixture_loop_scope", "the fixtures' loop scope")
+
+
+    def pytest_configure(config):
+        if not config.getini("asyncio_default_fixture_loop_scope"):
+            warnings.warn(pytest.PytestDeprecationWarning("the loop scope is unset"))
+
+
+    @pytest.fixture
+    def asyncio_mode(request):
+        return request.config.getini("asyncio_mode")
+"""
+
+
+def test_a_plugin_pinned_for_an_older_pytest_is_taken_as_it_works_with_its_settings(
+    tmp_path, user_cache, capsys
+):
+    # As blinker comes: `pytest-asyncio==0.24.0` pinned for the pytest of its day, its
+    # `asyncio_mode` setting, and every warning an error.
+    ours = importlib.metadata.version("pytest")
+    folder = tmp_path / "wheelhouse"
+    entry = "[pytest11]\nasyncio = pytest_asyncio\n"
+    files = {"pytest_asyncio.py": ASYNC_PLUGIN}
+    make_wheel(folder, "pytest_asyncio", "0.24.0", files, entry, requires=(f"pytest<{ours}",))
+    make_wheel(folder, "pytest_asyncio", "1.2.0", files, entry, requires=(f"pytest>={ours}",))
+    for version in ("7.0.0", ours):  # what pip resolves against (never installed)
+        make_wheel(folder, "pytest", version, {"pytest_stand_in.py": ""})
+    src = write(
+        tmp_path / "signals-1.0",
+        {
+            "LICENSE": "MIT\n",
+            "pyproject.toml": """
+                [project]
+                name = "signals"
+                version = "1.0"
+
+                [project.optional-dependencies]
+                tests = ["pytest-asyncio==0.24.0"]
+
+                [tool.pytest.ini_options]
+                filterwarnings = ["error"]
+                asyncio_mode = "auto"
+            """,
+            "src/signals/__init__.py": "def send(x):\n    return [x, x]\n",
+            "tests/test_send.py": """
+                from signals import send
+
+
+                def test_send():
+                    assert send(1) == [1, 1]
+
+
+                def test_the_plugin_has_the_projects_setting(asyncio_mode):
+                    assert asyncio_mode == "auto"
+            """,
+        },
+    )
+    out = tmp_path / "task"
+    argv = ["make-task", str(src), "--name", "signals", "--out", str(out), "-q"]
+    assert main([*argv, "--wheels", str(folder)]) == 0, capsys.readouterr()
+    text = " ".join(capsys.readouterr().out.split())
+    m = manifest(out)
+    assert m["requires"] == ["pytest_asyncio==1.2.0"]
+    assert f"does not work with the scorer's pytest=={ours}" in text
+    assert m["tests"]["plugins"] == ["asyncio"] and m["tests"]["ini"]["asyncio_mode"] == "auto"
+    filters = m["tests"]["ini"]["filterwarnings"]
+    assert filters == ["error", "default::pytest.PytestDeprecationWarning"]
+    assert main(["validate", str(out), "--quick"]) == 0, capsys.readouterr().out
+
+
+def test_a_plugins_setting_needs_its_plugin(tmp_path):
+    from swarm_envs.error import ManifestError
+    from swarm_envs.task import load_manifest
+
+    p = tmp_path / "task.toml"
+    p.write_text(
+        'name = "t"\nversion = 0\nsuite = "custom"\ndescription = "d"\n'
+        '[tests]\nini = { asyncio_mode = "auto" }\n'
+    )
+    with pytest.raises(ManifestError, match="asyncio_mode is a setting of the pytest plugin"):
+        load_manifest(p)
+
+
+def test_a_test_module_that_exits_when_imported_is_named(tmp_path, user_cache, capsys):
+    src = write(
+        tmp_path / "topo-1.0",
+        {
+            "LICENSE": "MIT\n",
+            "topo/__init__.py": "def order(x):\n    return sorted(x)\n",
+            "test/__init__.py": "",
+            "test/test_topo.py": """
+                import unittest
+
+                from topo import order
+
+
+                class TestOrder(unittest.TestCase):
+                    def test_order(self):
+                        self.assertEqual(order([2, 1]), [1, 2])
+
+
+                unittest.main()
+            """,
+        },
+    )
+    argv = ["make-task", str(src), "--name", "topo", "--out", str(tmp_path / "t"), "-q"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "the test module tests/test_topo.py exits when it is imported" in err, err
 
 
 def test_many_deselected_tests_warn_and_name_the_likely_fix(tmp_path, capsys, user_cache):

@@ -203,9 +203,11 @@ def test_a_command_that_cannot_be_run_is_an_observation_and_leaves_nothing(make,
 
 def test_output_is_capped_with_a_marker(make):
     sb = make(output_bytes=1000)
-    r = sb.run("yes | head -c 1000000; echo tail")
+    r = sb.run("yes | head -c 1000000; echo; echo the last line")
     assert r.truncated and r.returncode == 0
     assert len(r.output) < 1200 and "truncated" in r.output
+    # Head and tail are kept: where a command starts and where its error or status ends.
+    assert r.output.startswith("y\ny\n") and r.output.endswith("\nthe last line\n")
 
 
 def test_default_wall_limit_applies(make):

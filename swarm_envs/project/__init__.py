@@ -50,7 +50,17 @@ from swarm_envs.project.units import Candidate, find_candidates, map_tests, prob
 from swarm_envs.scoring.runner import RunnerPool
 from swarm_envs.task import MANIFEST, Suite, Task, bundled_task, is_task_name, register_task
 from swarm_envs.task.environment import WHEELS
-from swarm_envs.task.manifest import TestsSpec
+from swarm_envs.task.manifest import PLUGIN_SETTINGS, TestsSpec
+
+#: runs of the reference under the scorer after the first, while tests are still deselected
+#: (the guard names at most 20 tests a run; a flagged test taints the others of its run)
+_JUDGING_ROUNDS = 6
+#: a finding's detail that starts with the test it is about: `tests/t.py::test_x: ...`
+_NAMED_TEST = re.compile(r"^tests/\S+::\S+: ")
+#: a test module in a traceback: `File ".../tests/test_x.py", line 9, in <module>`
+_EXITING_MODULE = re.compile(r'File "[^"]*/(tests/[^"]+\.py)", line \d+, in <module>')
+#: appended to the warning filters of a project that makes every warning an error
+_TOOLING_DEPRECATIONS = "default::pytest.PytestDeprecationWarning"
 
 __all__ = ["MakeTaskResult", "build_task", "make_task"]
 
@@ -272,6 +282,7 @@ def _build(
         if resolved.plugins:
             manifest["tests"]["plugins"] = resolved.plugins
         clock.lap("requirements")
+    _take_plugin_settings(proj, manifest)
     task = _write_manifest(root, manifest, deselected)
     report("running the reference (instrumented)", 0, 1)
     profile = profile_reference(task)
@@ -299,7 +310,7 @@ def _build(
         ref = pool.run_all(solution)
         clock.lap("reference")
         _check_reference(task, ref, profile, deselected, deselect_failing)
-        for last in (False, False, True):
+        for last in (False,) * (_JUDGING_ROUNDS - 1) + (True,):
             if all(t in manifest["tests"].get("deselect", []) for t in deselected):
                 break
             # Deselected after the scorer's collection: start again with the new suite. A
@@ -375,6 +386,39 @@ def _write_files(proj: Project, root: Path, name: str) -> None:
         put(rel, data)
         put(f"solution/{rel}", data)  # the code's licence travels with the code
     put("README.md", proj.readme or f"# {name}\n".encode())
+
+
+def _take_plugin_settings(proj: Project, manifest: dict) -> None:
+    """A plugin's settings where the task enables that plugin; pytest's deprecations not raised.
+
+    The scorer's pytest may be newer than the one a project pins, and a plugin pinned for an
+    older pytest warns about its own configuration at start. A project whose warning filters
+    make every warning an error would then stop before collecting anything; those warnings
+    concern the test tooling, not the project, so they are reported instead.
+    """
+    tests = manifest["tests"]
+    plugins = tests.get("plugins", [])
+    for key, value in proj.plugin_ini.items():
+        plugin = PLUGIN_SETTINGS[key]
+        if plugin in plugins:
+            tests.setdefault("ini", {})[key] = value
+            proj.note("kept", f"{key} = {value}", f"a setting of the enabled plugin {plugin}")
+        else:
+            proj.note("dropped", f"setting {key}", f"its plugin ({plugin}) is not enabled")
+    filters = tests.get("ini", {}).get("filterwarnings", [])
+    fields = [[part.strip() for part in f.split(":")] for f in filters]
+    every = any(
+        f[0] == "error" and (len(f) < 3 or f[2] in ("", "Warning", "DeprecationWarning"))
+        for f in fields
+    )
+    if every and not any("PytestDeprecationWarning" in f for f in filters):
+        filters.append(_TOOLING_DEPRECATIONS)
+        proj.note(
+            "kept",
+            f"filterwarnings, and {_TOOLING_DEPRECATIONS} last",
+            "the project makes warnings errors; pytest's and its plugins' own deprecations "
+            "are reported, not raised (the scorer's pytest may be newer than the project's)",
+        )
 
 
 def _write_manifest(
@@ -517,6 +561,13 @@ def _check_profile(
         )
     if not profile.collected:
         said = "\n".join(profile.output.strip().splitlines()[-8:])
+        exits = _EXITING_MODULE.findall(profile.output) if "SystemExit" in said else []
+        if exits:
+            raise ProjectError(
+                f"no tests were collected: the test module {exits[-1]} exits when it is "
+                "imported (SystemExit; a `unittest.main()` outside `if __name__ == "
+                "'__main__':`?), so pytest cannot collect it; pytest said:\n" + said
+            )
         raise ProjectError(
             "no tests were collected from the project" + (f"; pytest said:\n{said}" if said else "")
         )
@@ -581,9 +632,8 @@ def _check_reference(
             reasons[nid] = "its id differs between test processes (built from something random?)"
         elif nid in flagged or ref.integrity:
             f = flagged.get(nid) or ref.integrity[0]
-            reasons[nid] = (
-                f"flagged by the scorer's integrity guard ({f.get('kind')}): {f.get('detail')}"
-            )
+            detail = _NAMED_TEST.sub("", str(f.get("detail")))  # grouped over the tests
+            reasons[nid] = f"flagged by the scorer's integrity guard ({f.get('kind')}): {detail}"
         else:
             reasons[nid] = (
                 "fails under the scorer's sandbox (no network, read-only tests): "

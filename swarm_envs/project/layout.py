@@ -40,7 +40,7 @@ from packaging.requirements import Requirement
 from swarm_envs.core.pysource import parse
 from swarm_envs.error import ProjectError
 from swarm_envs.project.declared import Declared, read_declared, version_from_folder
-from swarm_envs.task import PYTEST_SETTINGS, STRICT_ADDOPTS
+from swarm_envs.task import PLUGIN_SETTINGS, PYTEST_SETTINGS, STRICT_ADDOPTS
 from swarm_envs.task.stubbing import def_span
 
 if sys.version_info >= (3, 11):
@@ -136,6 +136,8 @@ class Project:
     readme: bytes | None = None
     licences: dict[str, bytes] = field(default_factory=dict)
     ini: dict[str, list[str] | bool | str] = field(default_factory=dict)
+    # a plugin's settings (`PLUGIN_SETTINGS`): carried only if that plugin ends up enabled
+    plugin_ini: dict[str, str] = field(default_factory=dict)
     deselect: list[str] = field(default_factory=list)
     imports: set[str] = field(default_factory=set)  # third-party top-level names
     declared: list[str] = field(default_factory=list)  # distributions the project declares
@@ -581,8 +583,6 @@ _DROPPED_SETTINGS = {
     "timeout_method": "the scorer has its own time limits",
     "faulthandler_timeout": "the scorer has its own time limits",
     "enable_assertion_pass_hook": "could change how assertions are reported",
-    "asyncio_mode": "third-party pytest plugins are not loaded",
-    "asyncio_default_fixture_loop_scope": "third-party pytest plugins are not loaded",
 }
 
 
@@ -600,6 +600,8 @@ def _take_settings(settings: dict[str, object], test_map: dict[str, str], proj: 
         elif key == "empty_parameter_set_mark":
             ini[key] = str(raw)
             proj.note("kept", f"{key} = {raw}")
+        elif key in PLUGIN_SETTINGS:
+            proj.plugin_ini[key] = str(raw)  # kept later if its plugin is enabled
         elif key in _DROPPED_SETTINGS:
             proj.note("dropped", f"setting {key}", _DROPPED_SETTINGS[key])
         elif key.startswith(_COSMETIC):

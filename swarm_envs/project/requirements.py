@@ -18,6 +18,7 @@ from __future__ import annotations
 import configparser
 import importlib.metadata
 import re
+import tempfile
 import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -124,7 +125,7 @@ def resolve(
     out = Resolved()
     if specs:
         try:
-            fetch_wheels(specs, wheels, find_links)
+            specs = _fetch_for_scorer(specs, wheels, find_links, notes)
         except RequirementsError as e:
             # A test extra that cannot be had here (a platform, a compiler) need not stop
             # the task: its runtime requirements and what the tests import may be enough.
@@ -183,8 +184,62 @@ def resolve(
     return out
 
 
+def _fetch_for_scorer(
+    specs: list[str], wheels: Path, find_links: Path | None, notes: list[Note]
+) -> list[str]:
+    """`fetch_wheels(specs)`, taking a pinned pytest plugin's newest working version if need be.
+
+    Returns the specifiers fetched: where a pinned plugin does not work with the scorer's
+    pytest, its name without the pin.
+
+    A project pins its plugins for the pytest it was tested with (`pytest-asyncio==0.24.0`
+    for pytest 8); the scorer's pytest may be newer, and an old plugin reaches into pytest's
+    internals (its tests then do not even collect).
+    """
+    try:
+        fetch_wheels(specs, wheels, find_links)
+        return specs
+    except RequirementsError:
+        pinned = [s for s in specs if _is_plugin_name(s) and _exact_pin(s)]
+        if not pinned:
+            raise
+    relaxed = [Requirement(s).name if s in pinned else s for s in specs]
+    fetch_wheels(relaxed, wheels, find_links)
+    taken = {normal(m.group("name")): m.group("version") for m in _wheels_in(wheels)}
+    for s in pinned:
+        name = Requirement(s).name
+        notes.append(
+            Note(
+                "warning",
+                f"requirement {s}",
+                f"does not work with the scorer's {_scorer_pytest()}; took {name}=="
+                f"{taken.get(normal(name), '?')}, its newest version that does",
+            )
+        )
+    return relaxed
+
+
+def _is_plugin_name(spec: str) -> bool:
+    return normal(Requirement(spec).name).startswith("pytest-")
+
+
+def _exact_pin(spec: str) -> bool:
+    return any(c.operator in ("==", "===") for c in Requirement(spec).specifier)
+
+
+def _scorer_pytest() -> str:
+    return f"pytest=={importlib.metadata.version('pytest')}"
+
+
+def _wheels_in(wheels: Path) -> list[re.Match[str]]:
+    return [m for w in sorted(wheels.glob("*.whl")) if (m := _WHEEL.match(w.name))]
+
+
 def fetch_wheels(specs: list[str], wheels: Path, find_links: Path | None = None) -> list[str]:
     """Put the wheels of `specs` and their dependencies into `wheels`; returns exact pins.
+
+    What they need of pytest must be the scorer's own pytest (a constraint of the
+    resolution: pytest itself is never installed into a task's environment).
 
     Args:
         specs: requirement specifiers.
@@ -195,13 +250,16 @@ def fetch_wheels(specs: list[str], wheels: Path, find_links: Path | None = None)
         RequirementsError: pip could not find or build them (pip's reason included).
     """
     wheels.mkdir(parents=True, exist_ok=True)
-    pip(
-        "wheel",
-        ["--wheel-dir", str(wheels), *specs],
-        what=f"fetching the wheels of {specs}",
-        hint="Without an index, give a folder of wheels with --wheels.",
-        find_links=find_links,
-    )
+    with tempfile.TemporaryDirectory(prefix="swarm-envs-pip-") as tmp:
+        constraints = Path(tmp) / "constraints.txt"
+        constraints.write_text(_scorer_pytest() + "\n")
+        pip(
+            "wheel",
+            ["--wheel-dir", str(wheels), "--constraint", str(constraints), *specs],
+            what=f"fetching the wheels of {specs}",
+            hint="Without an index, give a folder of wheels with --wheels.",
+            find_links=find_links,
+        )
     pins = []
     for w in sorted(wheels.glob("*.whl")):
         m = _WHEEL.match(w.name)

@@ -83,6 +83,13 @@ PYTEST_SETTINGS: dict[str, type] = {
     "empty_parameter_set_mark": str,
     "addopts": list,
 }
+#: settings a plugin defines, which a task may carry when it enables that plugin (by its
+#: entry point name, `[tests] plugins`): how pytest-asyncio runs `async def` tests
+PLUGIN_SETTINGS: dict[str, str] = {
+    "asyncio_mode": "asyncio",
+    "asyncio_default_fixture_loop_scope": "asyncio",
+    "asyncio_default_test_loop_scope": "asyncio",
+}
 #: the only command-line options `[tests.ini] addopts` may hold
 STRICT_ADDOPTS = ("--strict-markers", "--strict-config", "--strict")
 
@@ -117,11 +124,12 @@ class TestsSpec(_Strict):
     @classmethod
     def _ini(cls, v: dict[str, list[str] | bool | str]) -> dict[str, list[str] | bool | str]:
         for key, value in v.items():
-            kind = PYTEST_SETTINGS.get(key)
+            kind = str if key in PLUGIN_SETTINGS else PYTEST_SETTINGS.get(key)
             if kind is None:
                 raise ValueError(
                     f"{key!r} is not a pytest setting a task may carry; allowed: "
-                    f"{', '.join(PYTEST_SETTINGS)}"
+                    f"{', '.join(PYTEST_SETTINGS)} (and, with their plugin enabled, "
+                    f"{', '.join(PLUGIN_SETTINGS)})"
                 )
             if not isinstance(value, kind):
                 raise ValueError(f"{key}: expected a {kind.__name__}, got {value!r}")
@@ -150,6 +158,17 @@ class TestsSpec(_Strict):
             if not _PLUGIN.match(name) or name.startswith("no:"):
                 raise ValueError(f"{name!r}: expected a plugin's entry point name, e.g. 'mock'")
         return v
+
+    @model_validator(mode="after")
+    def _plugin_settings(self) -> TestsSpec:
+        for key in self.ini:
+            plugin = PLUGIN_SETTINGS.get(key)
+            if plugin is not None and plugin not in self.plugins:
+                raise ValueError(
+                    f"ini: {key} is a setting of the pytest plugin {plugin!r}; "
+                    f"list that plugin in plugins to carry it"
+                )
+        return self
 
 
 class TaskManifest(_Strict):

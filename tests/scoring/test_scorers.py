@@ -144,3 +144,38 @@ def test_a_lazily_imported_standard_name_is_not_a_change(kind, tmp_path, sandbox
         put(sandbox, "mathy/__init__.py", fake)
         r = sc.evaluate()
     assert r.passed == 0 and any(f["kind"] == "harness_changed" for f in r.integrity), r
+
+
+def test_a_library_may_ask_whether_a_test_callback_is_a_coroutine(kind, tmp_path, sandbox):
+    """`inspect.iscoroutinefunction` and `inspect.signature` read a function's code but give
+    back only a flag or parameter names: a library may call them on a test's callback (as
+    blinker and tenacity do); reading the callback's code itself is still refused."""
+    honest = (
+        "import inspect\n\n\ndef call(cb, *args):\n"
+        "    if inspect.iscoroutinefunction(cb) or inspect.isgeneratorfunction(cb):\n"
+        "        raise TypeError('a plain function is expected')\n"
+        "    if inspect.iscoroutinefunction(getattr(cb, '__call__', None)):\n"
+        "        raise TypeError('a plain function is expected')\n"
+        "    params = inspect.signature(cb).parameters.values()\n"
+        "    n = sum(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)\n"
+        "    return cb(*args[:n])\n"
+    )
+    use = (
+        "import pytest\n\nfrom mathy import call\n\n\ndef test_call():\n"
+        "    def double(a):\n        return a * 2\n\n"
+        "    class Later:\n        async def __call__(self):\n            pass\n\n"
+        "    assert call(double, 3, 4) == 6\n"
+        "    with pytest.raises(TypeError):\n        call(Later())\n"
+    )
+    solution = {**SOLUTION, "mathy/__init__.py": honest}
+    task = write_task(
+        tmp_path / "t", solution=solution, tests={"test_call.py": use}, start=solution
+    )
+    task.materialize(sandbox.root)
+    with make_scorer(task, sandbox, kind=kind) as sc:
+        r = sc.evaluate()
+        assert r.integrity == () and (r.passed, r.total) == (1, 1), (r.integrity, r.failures)
+        peek = "def call(cb, *args):\n    return cb.__code__.co_consts[1] * 3\n"
+        put(sandbox, "mathy/__init__.py", peek)
+        r = sc.evaluate()
+    assert r.passed == 0 and any(f["kind"] == "code_introspection" for f in r.integrity), r

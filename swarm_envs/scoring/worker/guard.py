@@ -111,6 +111,9 @@ LEGITIMATE_CHANGES = frozenset(
     | {("time", n) for n in ("tzname", "timezone", "altzone", "daylight")}
     | {("_pytest.debugging.pytestPDB", n) for n in ("_config", "_pluginmanager", "_saved")}
 )
+#: functions of `inspect` that read a function's `__code__` and return none of it (flags, a
+#: signature): code under test may have them read a canonical test function's code
+HARMLESS_CODE_READERS = ("_has_code_flag", "_signature_is_functionlike", "_signature_from_function")
 #: (module, name) -> the submodule its `__getattr__` imports the name from on first use
 LAZY_ATTRIBUTES = {
     ("concurrent.futures", "ThreadPoolExecutor"): "concurrent.futures.thread",
@@ -173,6 +176,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     """
     import _thread
     import gc
+    import inspect
     from operator import is_
 
     from _pytest.capture import DontReadFromInput
@@ -243,6 +247,14 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     # library reads its own data files on behalf of the code under test).
     library_root = harness_root + "site/"
     pinned = list(keep)  # noqa: F841 - keeps the canonical ids valid for the hook's life
+    # The standard library's readers of a function's code that hand none of it back: a flag
+    # (`inspect.iscoroutinefunction`, which libraries call on the callbacks a test passes)
+    # and a signature (parameter names). Taken by identity now, before any code under test.
+    harmless_readers = frozenset(
+        id(code_of(f))
+        for f in (getattr(inspect, n, None) for n in HARMLESS_CODE_READERS)
+        if type(f) is FunctionType
+    )
     canonical = frozenset(canonical_codes)
     callers = frozenset(caller_codes)
     categories: dict[object, int] = {}
@@ -738,6 +750,8 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             # Canonical tests' code holds their expected values; pytest's and ours, nothing.
             target = code_of(obj) if type(obj) is FunctionType else None
             if target is None or category(target.co_filename) != CANONICAL:
+                return
+            if id(getframe(2).f_code) in harmless_readers:
                 return
             bad = untrusted_frame(getframe(2))
             if bad is not None:
