@@ -179,3 +179,29 @@ def test_a_library_may_ask_whether_a_test_callback_is_a_coroutine(kind, tmp_path
         put(sandbox, "mathy/__init__.py", peek)
         r = sc.evaluate()
     assert r.passed == 0 and any(f["kind"] == "code_introspection" for f in r.integrity), r
+
+
+def test_a_test_that_runs_an_event_loop_is_not_flagged(kind, tmp_path, sandbox):
+    """`asyncio.run` sets a SIGINT handler where SIGINT has Python's own; the scorer's
+    workers do not have it, so a test may run a loop; code under test setting a handler
+    is still refused."""
+    lib = "import asyncio\n\n\nasync def twice(x):\n    await asyncio.sleep(0)\n    return 2 * x\n"
+    use = (
+        "import asyncio\n\nfrom mathy import twice\n\n\ndef test_loop():\n"
+        "    assert asyncio.run(twice(2)) == 4\n"
+    )
+    solution = {**SOLUTION, "mathy/__init__.py": lib}
+    task = write_task(
+        tmp_path / "t", solution=solution, tests={"test_loop.py": use}, start=solution
+    )
+    task.materialize(sandbox.root)
+    with make_scorer(task, sandbox, kind=kind) as sc:
+        r = sc.evaluate()
+        assert r.integrity == () and (r.passed, r.total) == (1, 1), (r.integrity, r.failures)
+        handler = (
+            "import signal\n\nsignal.signal(signal.SIGINT, lambda *a: None)\n\n\n"
+            "async def twice(x):\n    return 2 * x\n"
+        )
+        put(sandbox, "mathy/__init__.py", handler)
+        r = sc.evaluate()
+    assert r.passed == 0 and any(f["kind"] == "signal_handler" for f in r.integrity), r

@@ -49,6 +49,7 @@ from a string). A flagged run fails every test it ran.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import os
 import sys
 import types
@@ -145,6 +146,11 @@ def install(**kwargs: object) -> None:
     fresh.__kwdefaults__ = dict(_install.__kwdefaults__ or {})
     import signal
 
+    # `asyncio.run` sets a SIGINT handler of its own where SIGINT has Python's default one
+    # (KeyboardInterrupt). A scoring worker has no use for that (its pool ends it): with
+    # the system's default, the event loops of the tests run without setting a handler.
+    with contextlib.suppress(ValueError, OSError):  # not the main thread: nothing to do
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
     for module in (signal, sys.modules.get("_signal")):
         for name in _SIGNAL_SETTERS:
             if module is not None and hasattr(module, name):
