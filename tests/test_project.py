@@ -943,3 +943,58 @@ def test_order_breaks_cycles_only_where_they_are_and_restrict_keeps_paths():
     assert names.index("a") < names.index("z") and names.index("c") < names.index("b")
     # Keeping z and c only: z needs a, a needs nothing now; b -> c stays through b.
     assert restrict({"z": ["b"], "b": ["c"], "c": []}, ["z", "c"]) == {"z": ["c"], "c": []}
+
+
+def test_a_probe_run_shared_by_two_candidates_credits_neither_with_the_others_failure(tmp_path):
+    # `note` is best effort (its failures are swallowed), so its stub fails none of its
+    # tests; `compute` calls it. Their quickest tests are disjoint, so they share a run in
+    # which both are stubbed: `note`'s tests then fail because of `compute`'s stub.
+    from dataclasses import replace
+
+    from swarm_envs.project.profile import profile_reference
+    from swarm_envs.project.units import find_candidates, map_tests, probe
+    from swarm_envs.scoring.runner import RunnerPool
+
+    _, task = made(
+        tmp_path,
+        {
+            "hooks.py": """
+                def note(x):
+                    return str(x)
+
+                def compute(x, quiet=False):
+                    if not quiet:
+                        try:
+                            note(x)
+                        except Exception:
+                            pass
+                    return x * 2
+            """,
+            "tests/test_hooks.py": """
+                import pytest
+                from hooks import compute
+
+                @pytest.mark.parametrize("x", range(4))
+                def test_noted(x):
+                    assert compute(x) == 2 * x
+
+                @pytest.mark.parametrize("x", range(2))
+                def test_quiet(x):
+                    assert compute(x, quiet=True) == 2 * x
+            """,
+        },
+    )
+    assert set(units(task)) == {"compute"}
+    profile = profile_reference(task)
+    # The quiet tests are the quickest: `compute` is tried on them, `note` on two noted ones.
+    profile.tests = {
+        nid: replace(t, duration=0.001 if "quiet" in nid else 0.002)
+        for nid, t in profile.tests.items()
+    }
+    solution = task.solution_files()
+    cands = map_tests(find_candidates(solution, []), profile, [], {})
+    assert {c.symbol for c in cands} == {"note", "compute"}
+    with RunnerPool(task) as pool:
+        found, probed, _ = probe(pool, solution, cands, profile)
+    assert set(found) == {c.name for c in cands if c.symbol == "compute"}
+    assert probed == {c.name for c in cands}

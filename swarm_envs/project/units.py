@@ -22,6 +22,7 @@ from swarm_envs.core.pysource import parse
 from swarm_envs.generation.generators import disjoint_batches
 from swarm_envs.project.layout import Note
 from swarm_envs.project.profile import ReferenceProfile
+from swarm_envs.scoring import TestReport
 from swarm_envs.scoring.runner import ProjectRunner, RunnerPool
 from swarm_envs.task.stubbing import (
     StubError,
@@ -202,6 +203,7 @@ def probe(
         timed = sorted(c.tests, key=lambda t: (profile.tests[t].duration, rank.get(t, 0)))
         return sorted(timed[:first], key=lambda t: rank.get(t, 1 << 30))
 
+    executes = {c.name: frozenset(c.tests) for c in ordered}
     found: dict[str, list[str]] = {}
     probed: set[str] = set()
     failed: set[str] = set()
@@ -219,20 +221,37 @@ def probe(
                 return
             yield [tries[i] for i in g]
 
-    def collect(tries: list[tuple[Candidate, list[str]]], last: bool) -> None:
-        for group, report in pool.imap(run, rounds(tries)):
-            for c, tests in group:
-                if report.verdict != "ok":
-                    failed.add(c.name)
-                    notes.append(
-                        Note("warning", f"{c.where} {c.symbol}", f"not probed: {report.error}")
-                    )
-                elif any(not report.per_test.get(t, False) for t in tests):
+    def judge(group: list[tuple[Candidate, list[str]]], report: TestReport, last: bool) -> list:
+        """Record what a run says of each candidate; those it cannot tell apart come back."""
+        unclear = []
+        for c, tests in group:
+            if report.verdict != "ok":
+                failed.add(c.name)
+                notes.append(
+                    Note("warning", f"{c.where} {c.symbol}", f"not probed: {report.error}")
+                )
+            elif broken := [t for t in tests if not report.per_test.get(t, False)]:
+                # A tried test of one candidate may execute another stubbed in the same run
+                # (the runs share only tried tests that are disjoint): a failure proves this
+                # candidate only if the test executes no other of the run.
+                others = [executes[o.name] for o, _ in group if o is not c]
+                if any(all(t not in o for o in others) for t in broken):
                     found[c.name] = list(c.tests)
-                if last or c.name in found or c.name in failed:
-                    probed.add(c.name)
+                else:
+                    unclear.append((c, tests))
+                    continue
+            if last or c.name in found or c.name in failed:
+                probed.add(c.name)
+        return unclear
+
+    def collect(tries: list[tuple[Candidate, list[str]]], last: bool) -> None:
+        unclear = []
+        for group, report in pool.imap(run, rounds(tries)):
+            unclear += judge(group, report, last)
             if progress is not None:
                 progress("probing units", len(probed), len(ordered))
+        for group, report in pool.imap(run, ([one] for one in unclear)):  # each alone
+            judge(group, report, last)
 
     collect([(c, quickest(c)) for c in ordered], last=False)
     rest = [c for c in ordered if c.name not in found and c.name not in failed]
