@@ -124,6 +124,20 @@ def test_a_conftest_importing_sys_and_the_project_is_not_flagged(kind, tmp_path,
     assert r.integrity == () and (r.passed, r.total) == (2, 2), (r.integrity, r.failures)
 
 
+def honest_then_forged(kind, tmp_path, sandbox, honest, test_file, use, forged, finding):
+    """`mathy/__init__.py` as `honest`: one test, passed, nothing flagged; then as `forged`:
+    it fails, with a finding of kind `finding`."""
+    solution = {**SOLUTION, "mathy/__init__.py": honest}
+    task = write_task(tmp_path / "t", solution=solution, tests={test_file: use}, start=solution)
+    task.materialize(sandbox.root)
+    with make_scorer(task, sandbox, kind=kind) as sc:
+        r = sc.evaluate()
+        assert r.integrity == () and (r.passed, r.total) == (1, 1), (r.integrity, r.failures)
+        put(sandbox, "mathy/__init__.py", forged)
+        r = sc.evaluate()
+    assert r.passed == 0 and any(f["kind"] == finding for f in r.integrity), r
+
+
 def test_a_lazily_imported_standard_name_is_not_a_change(kind, tmp_path, sandbox):
     """`concurrent.futures` binds `ThreadPoolExecutor` in itself on first use (its
     `__getattr__`): the genuine class, not the code under test's doing; a fake is."""
@@ -132,18 +146,8 @@ def test_a_lazily_imported_standard_name_is_not_a_change(kind, tmp_path, sandbox
         "    with concurrent.futures.ThreadPoolExecutor(2) as ex:\n"
         "        assert list(ex.map(shout, ['a'])) == ['A!']\n"
     )
-    solution = {**SOLUTION, "mathy/__init__.py": ""}
-    task = write_task(
-        tmp_path / "t", solution=solution, tests={"test_pool.py": use}, start=solution
-    )
-    task.materialize(sandbox.root)
-    with make_scorer(task, sandbox, kind=kind) as sc:
-        r = sc.evaluate()
-        assert r.integrity == () and (r.passed, r.total) == (1, 1), (r.integrity, r.failures)
-        fake = "import concurrent.futures\n\nconcurrent.futures.ThreadPoolExecutor = object\n"
-        put(sandbox, "mathy/__init__.py", fake)
-        r = sc.evaluate()
-    assert r.passed == 0 and any(f["kind"] == "harness_changed" for f in r.integrity), r
+    fake = "import concurrent.futures\n\nconcurrent.futures.ThreadPoolExecutor = object\n"
+    honest_then_forged(kind, tmp_path, sandbox, "", "test_pool.py", use, fake, "harness_changed")
 
 
 def test_a_library_may_ask_whether_a_test_callback_is_a_coroutine(kind, tmp_path, sandbox):
@@ -167,18 +171,10 @@ def test_a_library_may_ask_whether_a_test_callback_is_a_coroutine(kind, tmp_path
         "    assert call(double, 3, 4) == 6\n"
         "    with pytest.raises(TypeError):\n        call(Later())\n"
     )
-    solution = {**SOLUTION, "mathy/__init__.py": honest}
-    task = write_task(
-        tmp_path / "t", solution=solution, tests={"test_call.py": use}, start=solution
+    peek = "def call(cb, *args):\n    return cb.__code__.co_consts[1] * 3\n"
+    honest_then_forged(
+        kind, tmp_path, sandbox, honest, "test_call.py", use, peek, "code_introspection"
     )
-    task.materialize(sandbox.root)
-    with make_scorer(task, sandbox, kind=kind) as sc:
-        r = sc.evaluate()
-        assert r.integrity == () and (r.passed, r.total) == (1, 1), (r.integrity, r.failures)
-        peek = "def call(cb, *args):\n    return cb.__code__.co_consts[1] * 3\n"
-        put(sandbox, "mathy/__init__.py", peek)
-        r = sc.evaluate()
-    assert r.passed == 0 and any(f["kind"] == "code_introspection" for f in r.integrity), r
 
 
 def test_a_test_that_runs_an_event_loop_is_not_flagged(kind, tmp_path, sandbox):
@@ -190,18 +186,8 @@ def test_a_test_that_runs_an_event_loop_is_not_flagged(kind, tmp_path, sandbox):
         "import asyncio\n\nfrom mathy import twice\n\n\ndef test_loop():\n"
         "    assert asyncio.run(twice(2)) == 4\n"
     )
-    solution = {**SOLUTION, "mathy/__init__.py": lib}
-    task = write_task(
-        tmp_path / "t", solution=solution, tests={"test_loop.py": use}, start=solution
+    handler = (
+        "import signal\n\nsignal.signal(signal.SIGINT, lambda *a: None)\n\n\n"
+        "async def twice(x):\n    return 2 * x\n"
     )
-    task.materialize(sandbox.root)
-    with make_scorer(task, sandbox, kind=kind) as sc:
-        r = sc.evaluate()
-        assert r.integrity == () and (r.passed, r.total) == (1, 1), (r.integrity, r.failures)
-        handler = (
-            "import signal\n\nsignal.signal(signal.SIGINT, lambda *a: None)\n\n\n"
-            "async def twice(x):\n    return 2 * x\n"
-        )
-        put(sandbox, "mathy/__init__.py", handler)
-        r = sc.evaluate()
-    assert r.passed == 0 and any(f["kind"] == "signal_handler" for f in r.integrity), r
+    honest_then_forged(kind, tmp_path, sandbox, lib, "test_loop.py", use, handler, "signal_handler")
