@@ -632,3 +632,6 @@ def test_a_unit_its_tests_do_not_notice_is_a_cause_of_its_own():
     text = "unit pkg._url.URL.__ne__: stubbing it out fails none of its tests ['tests/t.py']"
     assert cause_of(text) == "a unit its tests do not notice"
     assert cause_of("no units were found") == "no units (no function the tests notice)"
+    # validate's words for a reference that fails a test on a second run (a timing test)
+    text = "reference fails 1 tests, e.g. tests/test_complexity.py::TestComplexity::test_perf"
+    assert cause_of(text) == "the reference fails"

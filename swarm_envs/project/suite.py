@@ -185,6 +185,7 @@ _CAUSES: tuple[tuple[str, str], ...] = (
     ("fails on the reference", "the reference fails"),
     ("fails under the scorer", "the reference fails under the scorer"),
     ("the reference fails", "the reference fails"),
+    ("reference fails", "the reference fails"),  # validate's own words
     ("no canonical tests", "no tests left after deselection"),
     ("no tests were collected", "no tests collected"),
     ("no units", "no units (no function the tests notice)"),
