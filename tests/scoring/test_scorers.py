@@ -191,3 +191,19 @@ def test_a_test_that_runs_an_event_loop_is_not_flagged(kind, tmp_path, sandbox):
         "async def twice(x):\n    return 2 * x\n"
     )
     honest_then_forged(kind, tmp_path, sandbox, lib, "test_loop.py", use, handler, "signal_handler")
+
+
+def test_a_backport_patching_typing_on_import_is_not_a_change(kind, tmp_path, sandbox):
+    """typing_extensions puts its own `_check_generic` and `_collect_parameters` into typing
+    when it is imported (bs4 and pydash import it): the genuine backport's functions are
+    not a change; a function of the code under test in their place is."""
+    lib = "import typing_extensions\n\n\ndef kinds():\n    return typing_extensions.Literal['a']\n"
+    use = (
+        "import typing\n\nfrom mathy import kinds\n\n\ndef test_kinds():\n"
+        "    assert typing.get_args(kinds()) == ('a',)\n"
+    )
+    fake = (
+        "import typing\n\nimport typing_extensions\n\ntyping._check_generic = lambda *a: None\n\n\n"
+        "def kinds():\n    return typing_extensions.Literal['a']\n"
+    )
+    honest_then_forged(kind, tmp_path, sandbox, lib, "test_kinds.py", use, fake, "harness_changed")

@@ -115,6 +115,12 @@ LEGITIMATE_CHANGES = frozenset(
 #: functions of `inspect` that read a function's `__code__` and return none of it (flags, a
 #: signature): code under test may have them read a canonical test function's code
 HARMLESS_CODE_READERS = ("_has_code_flag", "_signature_is_functionlike", "_signature_from_function")
+#: (module, name) -> the backport that replaces it with its own function when it is imported
+#: (typing_extensions' PEP 696 defaults, on Pythons before 3.13)
+BACKPORTED = {
+    ("typing", name): "typing_extensions"
+    for name in ("_check_generic", "_collect_parameters", "_collect_type_vars")
+}
 #: (module, name) -> the submodule its `__getattr__` imports the name from on first use
 LAZY_ATTRIBUTES = {
     ("concurrent.futures", "ThreadPoolExecutor"): "concurrent.futures.thread",
@@ -446,6 +452,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 and not (n not in old_names and submodule(d.get(n), f"{label}.{n}"))
                 and not (label == "sys" and n == "stdin" and captured_stdin(d.get(n)))
                 and not (n not in old_names and lazily_imported(label, n, d.get(n)))
+                and not (n in old_names and backported(label, n, d.get(n)))
             ]
             if bad:
                 flag(
@@ -474,6 +481,21 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         if mod is None or not issubclass(type(mod), ModuleType):
             return False
         return module_dict(mod).get(name, LAZY_ATTRIBUTES) is value
+
+    def backported(label: str, name: str, value: object) -> bool:
+        """A standard function replaced by the genuine backport's own (`BACKPORTED`).
+
+        typing_extensions, imported by a library the project needs, puts its versions of
+        typing's private helpers into typing. The value must be that module's function,
+        compiled from its trusted file (code under test cannot compile code named so).
+        """
+        where_ = BACKPORTED.get((label, name))
+        mod = modules_dict.get(where_) if where_ is not None else None
+        if mod is None or not issubclass(type(mod), ModuleType) or type(value) is not FunctionType:
+            return False
+        if category(code_of(value).co_filename) != TRUSTED:
+            return False
+        return module_dict(mod).get(name, BACKPORTED) is value
 
     def submodule(value: object, name: str) -> bool:
         """True if `value` is the module `name` (a package gains its submodules on import)."""
