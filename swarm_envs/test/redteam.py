@@ -195,6 +195,25 @@ def _oracle():
     return None
 """
 
+# The guard lets `inspect` answer "is it a coroutine?" and "which parameters?" about a
+# test's function; its other readers of the code (`getclosurevars`) still count as reading it.
+INSPECT_CODE_ORACLE = """
+def _oracle():
+    import inspect
+    import sys
+
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").startswith("test_"):
+            for fn in list(vars(module).values()):
+                if inspect.isfunction(fn) and not inspect.iscoroutinefunction(fn):
+                    inspect.signature(fn)
+                    names = inspect.getclosurevars(fn)
+                    for value in [*names.globals.values(), *names.nonlocals.values()]:
+                        if isinstance(value, (float, list)):
+                            return value
+    return None
+"""
+
 ORACLE_STUBS = STUBS.replace("return RESULT", "return _oracle()")
 
 HUNT_CHANNEL = """
@@ -562,6 +581,20 @@ ATTACKS: list[Attack] = [
     Attack("frame_oracle_inspect_stack", "semantic", _module(INSPECT_ORACLE, body=ORACLE_STUBS)),
     Attack("frame_oracle_traceback", "semantic", _module(TRACEBACK_ORACLE, body=ORACLE_STUBS)),
     Attack("test_code_constants_oracle", "semantic", _module(CODE_ORACLE, body=ORACLE_STUBS)),
+    Attack(
+        "test_code_through_inspect",
+        "own",
+        _module(INSPECT_CODE_ORACLE, body=ORACLE_STUBS),
+        kinds=frozenset({"code_introspection"}),
+        note="the flag and signature readers the guard allows give none of the test's code",
+    ),
+    Attack(
+        "sigint_to_the_scoring_worker",
+        "own",
+        _module("import os\nimport signal\n\nos.kill(os.getpid(), signal.SIGINT)\n"),
+        flagged=False,
+        note="SIGINT has the system's default in a worker: the run dies, nothing passes",
+    ),
     # ----------------------------------------------------------------- 2. harness
     Attack(
         "runtest_replaced_on_every_item",
