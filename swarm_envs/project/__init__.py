@@ -283,6 +283,7 @@ def _build(
             manifest["tests"]["plugins"] = resolved.plugins
         clock.lap("requirements")
     _take_plugin_settings(proj, manifest)
+    _report_tooling_deprecations(proj, manifest)
     task = _write_manifest(root, manifest, deselected)
     report("running the reference (instrumented)", 0, 1)
     profile = profile_reference(task)
@@ -389,13 +390,7 @@ def _write_files(proj: Project, root: Path, name: str) -> None:
 
 
 def _take_plugin_settings(proj: Project, manifest: dict) -> None:
-    """A plugin's settings where the task enables that plugin; pytest's deprecations not raised.
-
-    The scorer's pytest may be newer than the one a project pins, and a plugin pinned for an
-    older pytest warns about its own configuration at start. A project whose warning filters
-    make every warning an error would then stop before collecting anything; those warnings
-    concern the test tooling, not the project, so they are reported instead.
-    """
+    """A plugin's settings (`PLUGIN_SETTINGS`), where the task enables that plugin."""
     tests = manifest["tests"]
     plugins = tests.get("plugins", [])
     for key, value in proj.plugin_ini.items():
@@ -405,7 +400,17 @@ def _take_plugin_settings(proj: Project, manifest: dict) -> None:
             proj.note("kept", f"{key} = {value}", f"a setting of the enabled plugin {plugin}")
         else:
             proj.note("dropped", f"setting {key}", f"its plugin ({plugin}) is not enabled")
-    filters = tests.get("ini", {}).get("filterwarnings", [])
+
+
+def _report_tooling_deprecations(proj: Project, manifest: dict) -> None:
+    """Where every warning is an error, pytest's own deprecations are reported, not raised.
+
+    The scorer's pytest may be newer than the one a project pins, and a plugin pinned for an
+    older pytest warns about its own configuration at start: a project whose warning filters
+    make every warning an error would stop before collecting anything. Those warnings
+    concern the test tooling, not the project.
+    """
+    filters = manifest["tests"].get("ini", {}).get("filterwarnings", [])
     fields = [[part.strip() for part in f.split(":")] for f in filters]
     every = any(
         f[0] == "error" and (len(f) < 3 or f[2] in ("", "Warning", "DeprecationWarning"))

@@ -260,12 +260,7 @@ def fetch_wheels(specs: list[str], wheels: Path, find_links: Path | None = None)
             hint="Without an index, give a folder of wheels with --wheels.",
             find_links=find_links,
         )
-    pins = []
-    for w in sorted(wheels.glob("*.whl")):
-        m = _WHEEL.match(w.name)
-        if m:
-            pins.append(f"{m.group('name')}=={m.group('version')}")
-    return pins
+    return [f"{m.group('name')}=={m.group('version')}" for m in _wheels_in(wheels)]
 
 
 def _members(wheel: Path) -> list[str]:

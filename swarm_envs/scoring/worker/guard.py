@@ -779,9 +779,10 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             target = code_of(obj) if type(obj) is FunctionType else None
             if target is None or category(target.co_filename) != CANONICAL:
                 return
-            if id(getframe(2).f_code) in harmless_readers:
+            reader = getframe(2)
+            if id(reader.f_code) in harmless_readers:
                 return
-            bad = untrusted_frame(getframe(2))
+            bad = untrusted_frame(reader)
             if bad is not None:
                 flag("code_introspection", f"{where(bad)} read the code of {plain(target.co_name)}")
                 raise Refused(_VETO)
