@@ -1,7 +1,7 @@
 #!/bin/bash
 # Item 3 again, jsonkit over three seeds (session of 2026-12-02): the seed-1 run of phase1
-# did not survive its machine, so all three seeds run here, in one queue, with nothing else
-# on the two cores; then the scripted swarms on jsonkit for the same table and figure.
+# did not survive its machine, so all three seeds run here, in one queue (the cores were
+# shared with other work: see log.txt); then the scripted swarms on jsonkit for the table.
 cd "$(dirname "$0")/../.."
 . bench_runs/learned/common.sh
 late() { false; }  # no fixed stop: the queue is sized to fit
