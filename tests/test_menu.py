@@ -9,10 +9,12 @@ import pytest
 import supersuit as ss
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test
+from support.helpers import TOWER, write_files
 
 import swarm_envs
 from swarm_envs.envs.menu import MenuLayout, MenuParallelEnv, WorkMeter
 from swarm_envs.error import ConfigError, Error
+from swarm_envs.task import register_task
 
 # Round numbers: a move costs its tokens x 0.01 s; tools as SIMPLE_TIME in support.helpers.
 TIME = {
@@ -228,6 +230,36 @@ def test_apply_right_candidate_implements_the_unit_and_pays_its_cost(make_menu):
     assert new in source and old not in source
     # The candidate in place cannot be applied again; the others can.
     assert not obs["agent_0"]["action_mask"][move]
+
+
+@pytest.fixture(scope="module")
+def tower(tmp_path_factory):
+    """Two units: `quad` depends on `double`."""
+    return register_task(write_files(tmp_path_factory.mktemp("tower"), TOWER))
+
+
+def test_dependency_feature_says_whether_a_units_dependencies_pass(make_menu, tower):
+    plain = make_menu(tower, num_agents=1, max_units=4)
+    env = make_menu(tower, num_agents=1, max_units=4, dependency_feature=True)
+    assert env.layout.unit_features[-1] == "dependencies_pass"
+    assert env.layout.obs_size == plain.layout.obs_size + 4  # one more feature per slot
+    assert env.observation_space("agent_0")["observation"].shape == (env.layout.obs_size,)
+
+    def dep_rows(obs):
+        return obs["agent_0"]["observation"][:-19].reshape(4, 7)
+
+    obs, _ = env.reset(seed=0)
+    assert dep_rows(obs)[:, 6].tolist() == [1, 0, 0, 0]  # double has none; quad waits
+    # quad's right candidate, double still stubbed: quad fails, as a wrong candidate would;
+    # the feature tells the two apart.
+    obs, *_ = env.step({"agent_0": right(env, "quad")})
+    assert dep_rows(obs)[1].tolist() == [0, 0, 1, 0, 0, 1, 0]
+    obs, *_ = env.step({"agent_0": wrong(env, "double")})
+    assert dep_rows(obs)[:2, 6].tolist() == [1, 0]  # double is in place, but fails
+    obs, rewards, *_ = env.step({"agent_0": right(env, "double")})
+    assert dep_rows(obs)[:2, 6].tolist() == [1, 1]
+    assert dep_rows(obs)[1, :3].tolist() == [0, 1, 0]  # and quad passes with it
+    assert rewards["agent_0"] == 4.0
 
 
 def test_wrong_candidate_fails_its_tests_and_can_be_replaced(make_menu):

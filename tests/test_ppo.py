@@ -249,3 +249,59 @@ def test_rollouts_credit_each_agent_with_the_whole_episode_and_bootstrap_on_trun
             assert batch.next_values[b] != 0.0  # truncated with time left: V(final observation)
         else:
             assert batch.next_values[b] == 0.0  # terminated, or no time left at the cap
+
+
+def test_attributed_rewards_split_each_change_among_its_authors():
+    from swarm_envs.baselines.ppo.rollout import attributed_rewards
+
+    agents = ["agent_0", "agent_1", "agent_2"]
+
+    def record(gained, lost, *authors):
+        actions = [{"agent": a, "tool": "edit_file", "files": ["x.py"], "t": 0.0} for a in authors]
+        return {"t": 0.0, "gained": ["t"] * gained, "lost": ["t"] * lost, "actions": actions}
+
+    shares = attributed_rewards(
+        [
+            record(2, 0, "agent_0"),
+            record(3, 1, "agent_1", "agent_2", "agent_1"),  # two authors, one twice
+            record(0, 3),  # a recount names nobody: everyone alike
+        ],
+        agents,
+    )
+    np.testing.assert_allclose(shares, [2 - 1, 1 - 1, 1 - 1])
+    assert shares.sum() == pytest.approx(2 + 2 - 3)  # the swarm's total, as the collective
+    assert attributed_rewards([], agents).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_attributed_credit_gives_each_agent_its_own_share_of_the_return():
+    import swarm_envs
+    from swarm_envs.baselines.ppo.policy import MenuPolicy
+    from swarm_envs.baselines.ppo.rollout import collect
+
+    batches = {}
+    for credit in ("collective", "attributed"):
+        envs = [
+            swarm_envs.parallel_env("calc", num_agents=3, mode="menu", time_cap_s=30.0)
+            for _ in range(2)
+        ]
+        try:
+            torch.manual_seed(0)
+            policy = MenuPolicy(envs[0].layout.obs_size, envs[0].layout.n_moves, 16)
+            batches[credit] = collect(envs, policy, [0, 1], credit=credit)
+        finally:
+            for env in envs:
+                env.close()
+    collective, attributed = batches["collective"], batches["attributed"]
+    # The same episodes (the credit changes the rewards, not what is sampled).
+    np.testing.assert_array_equal(collective.actions, attributed.actions)
+    ends = np.flatnonzero(attributed.continues == 0)
+    starts = np.r_[0, ends[:-1] + 1]
+    assert len(ends) == 6  # one sequence per agent, env by env
+    for k, (a, b) in enumerate(zip(starts, ends, strict=True)):
+        episode = attributed.episodes[k // 3]
+        assert collective.rewards[a : b + 1].sum() == pytest.approx(episode["return"])
+        # Each agent learns from what the attribution credits it with (bench's `credit`).
+        assert attributed.rewards[a : b + 1].sum() == pytest.approx(episode["credit"][k % 3])
+    for episode in attributed.episodes:
+        assert sum(episode["credit"]) == pytest.approx(episode["return"])
+    assert not np.allclose(collective.rewards, attributed.rewards)

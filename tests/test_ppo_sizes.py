@@ -151,3 +151,10 @@ def test_a_checkpoint_resumes_only_on_its_own_task_and_network(tmp_path, capsys)
         assert cli.main(argv) == 2
         err = capsys.readouterr().err
         assert says in err and ("pass --task calc" in err or "pass --hidden 16" in err), err
+    # The dependency feature widens the observation: a checkpoint without it refuses it.
+    argv = [*TINY[:1], "--task", "calc", "--hidden", "16", "--num-updates", "0"]
+    argv += ["--eval-sizes", "2", "--resume", ckpt, "--runs-dir", str(tmp_path / "runs")]
+    assert cli.main([*argv, "--dependency-feature"]) == 2
+    err = capsys.readouterr().err
+    assert "dependency_feature=True: the checkpoint" in err, err
+    assert "pass --no-dependency-feature" in err, err

@@ -5,9 +5,8 @@ real sandbox and scorer; the agents' plans are checked in the recording and the
 trajectory.
 """
 
-import textwrap
-
 import pytest
+from support.helpers import TOWER, write_files
 
 import swarm_envs
 from swarm_envs.baselines import scripted
@@ -18,68 +17,11 @@ from swarm_envs.generation.candidates import wrong_candidates
 from swarm_envs.generation.generators import generate
 from swarm_envs.task import register_task
 
-TOWER = {
-    "task.toml": """
-        name = "tower"
-        suite = "custom"
-        description = "Two layers: quad builds on double."
-        [tests]
-        duration_s = 2.0
-        [[units]]
-        name = "double"
-        path = "tower/base.py"
-        symbol = "double"
-        tests = ["tests/test_base.py"]
-        [[units]]
-        name = "quad"
-        path = "tower/top.py"
-        symbol = "quad"
-        tests = ["tests/test_top.py"]
-        depends_on = ["double"]
-    """,
-    "solution/tower/__init__.py": "",
-    "solution/tower/base.py": '''
-        def double(x):
-            """Twice x."""
-            return x * 2
-    ''',
-    "solution/tower/top.py": '''
-        from tower.base import double
-
-
-        def quad(x):
-            """Four times x."""
-            return double(x) + double(x)
-    ''',
-    "tests/test_base.py": """
-        from tower.base import double
-
-        def test_small():
-            assert double(3) == 6
-
-        def test_negative():
-            assert double(-4) == -8
-    """,
-    "tests/test_top.py": """
-        from tower.top import quad
-
-        def test_small():
-            assert quad(3) == 12
-
-        def test_zero():
-            assert quad(1) == 4
-    """,
-}
-
 
 @pytest.fixture(scope="module")
 def tower(tmp_path_factory):
     """A two-unit task in which `quad` (tower/top.py) depends on `double` (tower/base.py)."""
-    root = tmp_path_factory.mktemp("tower")
-    for rel, text in TOWER.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
-    return register_task(root)
+    return register_task(write_files(tmp_path_factory.mktemp("tower"), TOWER))
 
 
 def run(task, n, strategy="claim", seed=0, path=None, **options):

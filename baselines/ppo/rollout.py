@@ -12,6 +12,9 @@ what happens while it is busy is credited to its latest decision
 both trainers do (`swarm_envs.baselines.remote`): one job per episode carries a copy of
 the policy, each worker keeps its env between jobs, and the episodes' batches are laid
 end to end (`concat`).
+
+With `credit="attributed"` a decision learns from its agent's own share of the reward
+(`attributed_rewards`, from the episode's attribution) instead of the swarm's.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -29,6 +32,10 @@ import torch
 from swarm_envs.baselines.ppo.maths import decision_rewards
 from swarm_envs.baselines.remote import collect_remote
 from swarm_envs.distributed import WorkerPool
+
+Credit = Literal["collective", "attributed"]
+"""Whose reward a decision learns from: the swarm's (every agent the collective reward)
+or the agent's own share of it (`attributed_rewards`)."""
 
 
 @dataclass
@@ -75,12 +82,16 @@ def collect(
     seeds: Sequence[int],
     device: str | torch.device = "cpu",
     reward_scale: Literal["tests", "progress"] = "tests",
+    credit: Credit = "collective",
 ) -> Rollouts:
     """One episode in each of `envs` (menu-mode parallel envs), reset with `seeds`.
 
     The reward of a step is the env's (the change in passing tests), or with
     `reward_scale="progress"` that change over the tests failing at the episode's start:
     then an episode's whole return is at most 1 on every task, as its progress is.
+
+    `credit="collective"` gives every agent that reward; `"attributed"` gives each agent
+    its share of it, from the episode's attribution (`attributed_rewards`).
     """
     n_env = len(envs)
     obs: list[dict] = []
@@ -92,6 +103,9 @@ def collect(
     agents = [list(env.possible_agents) for env in envs]
     seqs = [[_Seq() for _ in a] for a in agents]
     step_rewards: list[list[float]] = [[] for _ in envs]
+    # each agent's share of every step's reward (credit="attributed")
+    shares: list[list[np.ndarray]] = [[] for _ in envs]
+    seen = [len(env.episode.attribution) for env in envs]
     # (virtual time, tests passing) after every step, from the start: the progress curve
     traces = [[(env.episode.now, env.episode.passed)] for env in envs]
     final: list[dict | None] = [None] * n_env
@@ -119,6 +133,10 @@ def collect(
         for e in active:
             o, rewards, terms, truncs, i = envs[e].step(actions[e])
             step_rewards[e].append(float(next(iter(rewards.values()), 0.0)))
+            if credit == "attributed":
+                records = envs[e].episode.attribution
+                shares[e].append(attributed_rewards(records[seen[e] :], agents[e]))
+                seen[e] = len(records)
             traces[e].append((envs[e].episode.now, envs[e].episode.passed))
             obs[e], infos[e] = o, i
             if envs[e].agents:
@@ -137,7 +155,36 @@ def collect(
             assert end is not None  # every episode ended
             todo = int(end["infos"][agents[e][0]]["tests_total"]) - traces[e][0][1]
             step_rewards[e] = [x / max(todo, 1) for x in step_rewards[e]]
-    return _assemble(envs, agents, seqs, step_rewards, final, traces, policy, device)
+            shares[e] = [x / max(todo, 1) for x in shares[e]]
+    per_agent = (
+        [
+            np.asarray(x, dtype=np.float64).reshape(-1, len(a))
+            for x, a in zip(shares, agents, strict=True)
+        ]
+        if credit == "attributed"
+        else None
+    )
+    return _assemble(envs, agents, seqs, step_rewards, final, traces, policy, device, per_agent)
+
+
+def attributed_rewards(records: Sequence[Mapping[str, Any]], agents: Sequence[str]) -> np.ndarray:
+    """Each agent's share of the score change of some attribution records, `[len(agents)]`.
+
+    A record's change (tests gained less tests lost) goes in equal parts to the agents
+    whose writes or commands preceded it (its `actions`); one that names no agent (a
+    recount) goes to all alike. The shares sum to the change, so the swarm's total is
+    the collective reward's, and agents that repeat each other's work split its credit.
+    """
+    index = {a: j for j, a in enumerate(agents)}
+    out = np.zeros(len(agents), dtype=np.float64)
+    for record in records:
+        change = len(record["gained"]) - len(record["lost"])
+        authors = sorted({index[a["agent"]] for a in record["actions"] if a["agent"] in index})
+        if authors:
+            out[authors] += change / len(authors)
+        else:
+            out += change / len(agents)
+    return out
 
 
 def bootstrap_values(final: list[dict], agents: list[list[str]], policy, device) -> dict:
@@ -215,7 +262,14 @@ def credit(env: Any) -> tuple[dict[str, float], list[str]]:
     return gained, sorted(u for u, who in touched.items() if len(who) > 1)
 
 
-def _assemble(envs, agents, seqs, step_rewards, final, traces, policy, device) -> Rollouts:
+def _assemble(
+    envs, agents, seqs, step_rewards, final, traces, policy, device, per_agent=None
+) -> Rollouts:
+    """The batch: every agent's decisions with their semi-MDP rewards, and each episode's figures.
+
+    `per_agent[e]` (`[T, agents]`), where given, holds each agent's own reward of every step
+    (attributed credit); otherwise every agent's is the collective `step_rewards[e]`.
+    """
     boot = bootstrap_values(final, agents, policy, device)
     cols: dict[str, list] = {k: [] for k in ("obs", "masks", "actions", "logprobs", "values")}
     rewards: list[float] = []
@@ -229,7 +283,8 @@ def _assemble(envs, agents, seqs, step_rewards, final, traces, policy, device) -
                 continue
             decided = np.zeros(len(r), dtype=bool)
             decided[s.steps] = True
-            rewards.extend(decision_rewards(r, decided))
+            mine = r if per_agent is None else per_agent[e][:, j]
+            rewards.extend(decision_rewards(mine, decided))
             next_values.extend(s.values[1:] + [boot.get((e, j), 0.0)])
             continues.extend([1.0] * (len(s.steps) - 1) + [0.0])
             for k in cols:
@@ -285,9 +340,10 @@ def sample_episode(
     policy: torch.nn.Module,
     seed: int,
     reward_scale: Literal["tests", "progress"] = "tests",
+    credit: Credit = "collective",
 ) -> Rollouts:
     """`collect` of one episode on `env` (the `sample` of a remote episode job)."""
-    return collect([env], policy, [seed], reward_scale=reward_scale)
+    return collect([env], policy, [seed], reward_scale=reward_scale, credit=credit)
 
 
 def collect_on(
@@ -297,6 +353,7 @@ def collect_on(
     seeds: Sequence[int],
     time_cap: float,
     reward_scale: Literal["tests", "progress"] = "tests",
+    credit: Credit = "collective",
 ) -> Rollouts:
     """One episode per seed on the pool's workers, as one batch in the seeds' order.
 
@@ -310,7 +367,7 @@ def collect_on(
         WorkerError: every episode failed.
     """
     shipped = copy.deepcopy(policy).cpu()
-    sample = functools.partial(sample_episode, reward_scale=reward_scale)
+    sample = functools.partial(sample_episode, reward_scale=reward_scale, credit=credit)
     parts, failed = collect_remote(pool, sample, env, shipped, seeds, time_cap)
     batch = concat(parts)
     batch.failed = failed

@@ -34,7 +34,7 @@ from torch import nn, optim
 from swarm_envs.baselines import runs
 from swarm_envs.baselines.ppo import maths
 from swarm_envs.baselines.ppo.policy import MenuPolicy
-from swarm_envs.baselines.ppo.rollout import Rollouts, collect, collect_on
+from swarm_envs.baselines.ppo.rollout import Credit, Rollouts, collect, collect_on
 from swarm_envs.baselines.ppo.rollout import time_to as rollout_time_to
 from swarm_envs.baselines.runs import RunArgs
 from swarm_envs.core.schedule import TimeCapSchedule
@@ -82,6 +82,14 @@ class Args(RunArgs):
     """wrong candidate implementations per unit"""
     move_tokens: dict[str, int] = field(default_factory=_default_move_tokens)
     """thinking tokens of each move kind (claim, apply, run_tests, wait, done)"""
+    dependency_feature: bool = False
+    """observe, per unit, whether every unit it depends on passes (menu mode's
+    dependency_feature; the network's input grows by one feature per unit slot)"""
+
+    # Credit
+    credit: Credit = "collective"
+    """what a decision learns from: the swarm's reward (collective: every agent gets it),
+    or the agent's own share of it, from the episode's attribution (attributed)"""
 
     # PPO
     clip_coef: float = 0.2
@@ -192,6 +200,8 @@ def check_args(args: Args) -> TimeCapSchedule:
             raise ConfigError(
                 f"max_units={args.max_units}: task {task.id} has {len(task.units)} units"
             )
+    if args.credit not in ("collective", "attributed"):
+        raise ConfigError(f"credit={args.credit!r}: expected 'collective' or 'attributed'")
     if args.reward_scale not in ("auto", "tests", "progress"):
         raise ConfigError(
             f"reward_scale={args.reward_scale!r}: expected 'auto', 'tests' or 'progress'"
@@ -224,12 +234,20 @@ def check_resume(args: Args, saved: dict[str, Any]) -> None:
             f"task={args.task!r}: the checkpoint {args.resume} was trained on "
             f"task={old['task']!r}; pass --task {old['task']}"
         )
-    for name in ("max_units", "n_wrong", "hidden", "reward_scale"):
-        if name in old and old[name] != getattr(args, name):
-            flag = name.replace("_", "-")
+    # Options that shape the network; a checkpoint older than an option had its default.
+    defaults = {"dependency_feature": False}
+    for name in ("max_units", "n_wrong", "hidden", "reward_scale", "dependency_feature"):
+        if name not in old and name not in defaults:
+            continue
+        theirs, ours = old.get(name, defaults.get(name)), getattr(args, name)
+        if theirs != ours:
+            flag = "--" + name.replace("_", "-")
+            if isinstance(theirs, bool):
+                flag = flag if theirs else "--no-" + flag[2:]
+            else:
+                flag = f"{flag} {theirs}"
             raise ConfigError(
-                f"{name}={getattr(args, name)!r}: the checkpoint {args.resume} has "
-                f"{name}={old[name]!r}; pass --{flag} {old[name]}"
+                f"{name}={ours!r}: the checkpoint {args.resume} has {name}={theirs!r}; pass {flag}"
             )
 
 
@@ -274,6 +292,7 @@ def env_recipe(
         max_units=args.max_units,
         n_wrong=args.n_wrong,
         move_tokens=dict(args.move_tokens),
+        dependency_feature=args.dependency_feature,
         time_cap_s=args.time_cap,
     )
 
@@ -602,9 +621,11 @@ def train(args: Args) -> Summary:
                 t_roll = time.perf_counter()
                 seeds = episode_seeds(args, update)
                 if pool is None:
-                    batch = collect(envs, policy, seeds, device, args.rewards_in)
+                    batch = collect(envs, policy, seeds, device, args.rewards_in, args.credit)
                 else:
-                    batch = collect_on(pool, recipes, policy, seeds, cap, args.rewards_in)
+                    batch = collect_on(
+                        pool, recipes, policy, seeds, cap, args.rewards_in, args.credit
+                    )
                 t_roll = time.perf_counter() - t_roll
                 global_step += len(batch)
 

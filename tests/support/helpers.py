@@ -6,6 +6,8 @@ them live in `tests/conftest.py`, which pytest loads by itself.
 
 import json
 import os
+import textwrap
+from pathlib import Path
 
 import swarm_envs
 
@@ -113,3 +115,66 @@ TINY_TRAIN = [
     "1",
     "--no-progress",
 ]
+
+
+# A two-unit task in which `quad` (tower/top.py) depends on `double` (tower/base.py).
+TOWER = {
+    "task.toml": """
+        name = "tower"
+        suite = "custom"
+        description = "Two layers: quad builds on double."
+        [tests]
+        duration_s = 2.0
+        [[units]]
+        name = "double"
+        path = "tower/base.py"
+        symbol = "double"
+        tests = ["tests/test_base.py"]
+        [[units]]
+        name = "quad"
+        path = "tower/top.py"
+        symbol = "quad"
+        tests = ["tests/test_top.py"]
+        depends_on = ["double"]
+    """,
+    "solution/tower/__init__.py": "",
+    "solution/tower/base.py": '''
+        def double(x):
+            """Twice x."""
+            return x * 2
+    ''',
+    "solution/tower/top.py": '''
+        from tower.base import double
+
+
+        def quad(x):
+            """Four times x."""
+            return double(x) + double(x)
+    ''',
+    "tests/test_base.py": """
+        from tower.base import double
+
+        def test_small():
+            assert double(3) == 6
+
+        def test_negative():
+            assert double(-4) == -8
+    """,
+    "tests/test_top.py": """
+        from tower.top import quad
+
+        def test_small():
+            assert quad(3) == 12
+
+        def test_zero():
+            assert quad(1) == 4
+    """,
+}
+
+
+def write_files(root: Path, files: dict[str, str]) -> Path:
+    """Write `files` ({relative path: text, dedented}) under `root`; returns `root`."""
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return root

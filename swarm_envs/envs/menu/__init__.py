@@ -29,13 +29,20 @@ may import the text env's public API, `swarm_envs.generation` (candidates),
 from swarm_envs.envs.menu.aec import menu_aec_env
 from swarm_envs.envs.menu.code import UnitView, bodies
 from swarm_envs.envs.menu.config import MOVE_KINDS, MenuConfig, MoveKind, split_config
-from swarm_envs.envs.menu.features import AGENT_ID_SLOTS, GLOBAL_FEATURES, UNIT_FEATURES, WorkMeter
+from swarm_envs.envs.menu.features import (
+    AGENT_ID_SLOTS,
+    DEPENDENCY_FEATURE,
+    GLOBAL_FEATURES,
+    UNIT_FEATURES,
+    WorkMeter,
+)
 from swarm_envs.envs.menu.gym_env import MenuGymEnv
 from swarm_envs.envs.menu.layout import MenuLayout, Move
 from swarm_envs.envs.menu.parallel import MenuParallelEnv
 
 __all__ = [
     "AGENT_ID_SLOTS",
+    "DEPENDENCY_FEATURE",
     "GLOBAL_FEATURES",
     "MOVE_KINDS",
     "UNIT_FEATURES",

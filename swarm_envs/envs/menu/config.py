@@ -39,6 +39,11 @@ class MenuConfig(BaseModel):
         description="thinking tokens of each move kind (claim, apply, run_tests, wait, done)",
     )
     wait_s: float = Field(default=5.0, gt=0, description="longest wait of the wait move")
+    dependency_feature: bool = Field(
+        default=False,
+        description="one more feature per unit slot: every unit it depends on passes all "
+        "its tests (1 for a unit without dependencies)",
+    )
     dict_obs: bool = Field(
         default=True,
         description="observation {'observation', 'action_mask'} (True) or the Box alone "

@@ -15,6 +15,7 @@ UNIT_FEATURES = (
     "claimed_by_me",
     "current",
 )
+DEPENDENCY_FEATURE = "dependencies_pass"  # one more per unit slot, with dependency_feature=True
 GLOBAL_FEATURES = ("time_left", "tests_passing", "agent_rank")
 AGENT_ID_SLOTS = 16  # one-hot of i % 16: a teammate's identity, as text mode's status line gives
 

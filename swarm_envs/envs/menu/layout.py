@@ -2,7 +2,7 @@
 
 `MenuLayout` maps action indices to `Move`s (claim, apply a candidate, run a unit's
 tests, wait, done) for `max_units` slots of `n_candidates`; it sizes the observation
-from `features`.
+from `features` (with `dependency_feature`, one more feature per unit slot).
 """
 
 from __future__ import annotations
@@ -10,7 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from swarm_envs.envs.menu.config import MoveKind
-from swarm_envs.envs.menu.features import AGENT_ID_SLOTS, GLOBAL_FEATURES, UNIT_FEATURES
+from swarm_envs.envs.menu.features import (
+    AGENT_ID_SLOTS,
+    DEPENDENCY_FEATURE,
+    GLOBAL_FEATURES,
+    UNIT_FEATURES,
+)
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,12 @@ class MenuLayout:
 
     max_units: int
     n_candidates: int
+    dependency_feature: bool = False
+
+    @property
+    def unit_features(self) -> tuple[str, ...]:
+        """The features of each unit slot, in their order in the observation."""
+        return UNIT_FEATURES + ((DEPENDENCY_FEATURE,) if self.dependency_feature else ())
 
     @property
     def per_unit(self) -> int:
@@ -56,7 +67,7 @@ class MenuLayout:
     @property
     def obs_size(self) -> int:
         """The length of the observation `Box`."""
-        return self.max_units * len(UNIT_FEATURES) + len(GLOBAL_FEATURES) + AGENT_ID_SLOTS
+        return self.max_units * len(self.unit_features) + len(GLOBAL_FEATURES) + AGENT_ID_SLOTS
 
     def claim(self, u: int) -> int:
         """The index of the move that claims unit slot `u`."""

@@ -23,7 +23,7 @@ from swarm_envs.core.outcome import AgentInfo
 from swarm_envs.envs.facade import Rebuilt, SwarmBase
 from swarm_envs.envs.menu.code import UnitView, bodies
 from swarm_envs.envs.menu.config import split_config
-from swarm_envs.envs.menu.features import AGENT_ID_SLOTS, GLOBAL_FEATURES, UNIT_FEATURES, WorkMeter
+from swarm_envs.envs.menu.features import AGENT_ID_SLOTS, GLOBAL_FEATURES, WorkMeter
 from swarm_envs.envs.menu.layout import MenuLayout, Move
 from swarm_envs.envs.parallel import SwarmParallelEnv
 from swarm_envs.error import ActionError, ConfigError, ResetNeeded
@@ -104,6 +104,13 @@ class MenuParallelEnv(Rebuilt, ParallelEnv):
     | `6*max_units + 2` | this agent's rank, `i / num_agents` for `agent_i` |
     | `6*max_units + 3 + j` | 1 for `j = i % 16` (agent identity, one-hot), else 0 |
 
+    With `dependency_feature=True` each unit slot has a 7th feature, `7u + 6`: every
+    unit it depends on (`depends_on` in the manifest) passes all its tests (1 for a
+    unit without dependencies), and the row width is 7 (the globals start at
+    `7*max_units`). Without it, a unit whose right candidate waits for a stubbed
+    dependency looks like one with a wrong candidate in place ("implemented, some
+    tests failing").
+
     Rank and identity are what text mode's status line tells each agent ("you are
     agent_i", and its teammates): without them, agents of one shared policy that see
     the same state cannot tell themselves apart, and can split work only by chance.
@@ -139,7 +146,8 @@ class MenuParallelEnv(Rebuilt, ParallelEnv):
     ## Arguments
 
     `task`, `num_agents`, the options of `MenuConfig` (`max_units`, `n_wrong`,
-    `candidate_seed`, `move_tokens`, `wait_s`, `dict_obs`) and those of `EnvConfig`.
+    `candidate_seed`, `move_tokens`, `wait_s`, `dependency_feature`, `dict_obs`) and those of
+    `EnvConfig`.
 
     ## Version History
 
@@ -172,13 +180,16 @@ class MenuParallelEnv(Rebuilt, ParallelEnv):
             )
         self._text = SwarmParallelEnv(self.task, **env_config)
         self.config = self._text.config
-        self.layout = MenuLayout(self.menu.max_units, self.menu.n_candidates)
+        self.layout = MenuLayout(
+            self.menu.max_units, self.menu.n_candidates, self.menu.dependency_feature
+        )
         m = self.task.manifest
         self.metadata = {**type(self).metadata, "name": f"swarm_{m.name}_menu_v{m.version}"}
         self.render_mode = self._text.render_mode
         self.possible_agents = list(self._text.possible_agents)
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         self._unit_index = {u.name: i for i, u in enumerate(units)}
+        self._depends = [[self._unit_index[d] for d in u.depends_on] for u in units]
         box = spaces.Box(0.0, 1.0, (self.layout.obs_size,), np.float32)
         mask = spaces.Box(0, 1, (self.layout.n_moves,), np.int8)
         obs_space: spaces.Space = (
@@ -553,7 +564,8 @@ class MenuParallelEnv(Rebuilt, ParallelEnv):
         text_info = self._text_infos[name]
         ready = not final and bool(text_info.get("ready")) and self._plans[i] is None
         x = np.zeros(L.obs_size, dtype=np.float32)
-        rows = x[: L.max_units * len(UNIT_FEATURES)].reshape(L.max_units, len(UNIT_FEATURES))
+        width = len(L.unit_features)
+        rows = x[: L.max_units * width].reshape(L.max_units, width)
         n_units = len(self.task.units)
         stubbed, passing = self._stubbed[:n_units], self._passing[:n_units]
         rows[:n_units, 0] = stubbed
@@ -563,8 +575,10 @@ class MenuParallelEnv(Rebuilt, ParallelEnv):
         rows[:n_units, 4] = self._claimed_mine[i, :n_units]
         if self._current[i] >= 0:
             rows[self._current[i], 5] = 1.0
+        if L.dependency_feature:
+            rows[:n_units, 6] = [all(passing[d] for d in ds) for ds in self._depends]
         cap = ep.time_cap
-        g = L.max_units * len(UNIT_FEATURES)
+        g = L.max_units * width
         x[g] = min(max(cap - ep.now, 0.0) / cap, 1.0) if cap > 0 else 0.0
         x[g + 1] = ep.passed / ep.tests_total if ep.tests_total else 0.0
         x[g + 2] = i / len(self.possible_agents)
