@@ -566,8 +566,19 @@ class ScriptedTeam:
     strategy: Strategy = "claim"
     seed: int = 0
     reasoning_tokens: int = 200
+    work_model: WorkModel = "flat"
+
+    def __post_init__(self) -> None:
+        _check_work_model(self.work_model, 8000, TOKENS_PER_CHAR)  # fail here, not in a worker
 
     def __call__(self, env: Any) -> dict[str, ScriptedAgent]:
         """One scripted agent per agent of `env` (a parallel swarm env)."""
         n = len(env.possible_agents)
-        return make_team(env.task, n, self.strategy, self.seed, self.reasoning_tokens)
+        return make_team(
+            env.task,
+            n,
+            self.strategy,
+            self.seed,
+            self.reasoning_tokens,
+            work_model=self.work_model,
+        )

@@ -100,7 +100,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         scorer=args.scorer,
         render_mode="ansi" if args.dashboard else None,
     )
-    team = make_team(env.task, args.agents, args.strategy, seed=args.seed)
+    team = make_team(
+        env.task, args.agents, args.strategy, seed=args.seed, work_model=args.work_model
+    )
     t0 = time.perf_counter()
     obs, infos = env.reset(seed=args.seed)
     ep = env.episode
@@ -558,6 +560,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-cap", type=_positive_float, default=3600.0, help="virtual seconds")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--scorer", choices=["fast", "subprocess"], default="fast")
+    p.add_argument(
+        "--work-model",
+        choices=["flat", "conversation"],
+        default="flat",
+        help="the agents' input tokens: 'flat' (default: observations read, capped) or "
+        "'conversation' (the prompt an LLMAgent would send, under its context policy)",
+    )
     p.add_argument("--record", metavar="FILE", help="record the episode to a JSON Lines file")
     p.add_argument(
         "--dashboard", type=_positive_int, metavar="K", help="print the dashboard every K steps"

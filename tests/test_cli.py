@@ -55,6 +55,22 @@ def test_run_records_and_replay_summarises(tmp_path, capsys):
     assert "0 -> 13 / 13" in out and "edit_file" in out
 
 
+def test_run_takes_the_work_model(tmp_path, capsys):
+    inputs = {}
+    for model in ("flat", "conversation"):
+        rec = tmp_path / f"{model}.jsonl"
+        assert (
+            main(["run", "calc", "-n", "1", "-q", "--work-model", model, "--record", str(rec)]) == 0
+        )
+        events = [json.loads(line) for line in rec.read_text().splitlines()]
+        inputs[model] = [e["input_tokens"] for e in events if e["type"] == "action"]
+    # The same actions; the conversation model re-reads the prompt, the flat one does not.
+    assert len(inputs["flat"]) == len(inputs["conversation"])
+    assert all(c > f for f, c in zip(inputs["flat"], inputs["conversation"], strict=True))
+    res = run_cli("run", "calc", "--work-model", "chat")
+    assert res.returncode == 2 and "--work-model: invalid choice: 'chat'" in res.stderr
+
+
 def test_replay_bad_file(tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
     bad.write_text("not json\n")

@@ -153,3 +153,30 @@ def test_the_bench_takes_the_work_model():
                 ]
             }
         )
+
+
+def test_teams_built_elsewhere_take_the_work_model():
+    from swarm_envs.baselines.scripted import ScriptedTeam
+    from swarm_envs.bench.runner import make_agents
+
+    task = swarm_envs.get_task("calc")
+    env = swarm_envs.parallel_env(task, num_agents=2)
+    try:
+        # ScriptedTeam: the team factory of rollout workers
+        team = ScriptedTeam("claim", work_model="conversation")(env)
+        assert {a.work_model for a in team.values()} == {"conversation"}
+        assert {a.work_model for a in ScriptedTeam("claim")(env).values()} == {"flat"}
+    finally:
+        env.close()
+    with pytest.raises(ConfigError, match="work_model='chat'"):
+        ScriptedTeam("claim", work_model="chat")  # type: ignore[arg-type]
+    # The bench's MCP spec: the scripted teammates of the external agent
+    config = build_config(
+        overrides={
+            "agents": [{"kind": "mcp", "slots": 1, "teammate_work_model": "conversation"}],
+            "workers": 1,
+        }
+    )
+    agents = make_agents(config.agents[0], task, 3, seed=0)
+    models = [getattr(a, "work_model", None) for a in agents.values()]
+    assert models[:2] == ["conversation", "conversation"] and models[2] is None  # the slot

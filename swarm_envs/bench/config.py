@@ -196,6 +196,9 @@ class MCPAgents(_AgentSpec):
     host: str = "127.0.0.1"
     slots: int | None = Field(default=None, ge=1, description="MCP agents (default: all)")
     teammates: Literal["none", "claim", "leader"] = "claim"
+    teammate_work_model: Literal["flat", "conversation"] = Field(
+        default="flat", description="the scripted teammates' work model (as `work_model`)"
+    )
     slot_timeout_s: float = Field(default=300.0, gt=0)
 
     @property

@@ -264,7 +264,9 @@ def make_agents(spec: AgentSpec, task: Task, n: int, seed: int) -> Sequence[Any]
         from swarm_envs.serve.mcp import slot_team
 
         slots = min(spec.slots or n, n)
-        team: dict[str, Any] = dict(make_team(task, n, spec.teammates, seed))
+        team: dict[str, Any] = dict(
+            make_team(task, n, spec.teammates, seed, work_model=spec.teammate_work_model)
+        )
         team.update(slot_team(list(team)[n - slots :], host=spec.host, port=spec.port))
         return team
     assert isinstance(spec, ImportedAgents)
