@@ -8,7 +8,10 @@ Reads what the commands of docs/training.md wrote, and nothing else:
 - the village evaluations (`--village`, JSON files written by `--eval-out`);
 - the wall times of the commands (`--log`, lines `HH:MM:SS end NAME ... wall=Ns`).
 
-Prints Markdown tables; `--curves` and `--village-plot` draw the PNGs.
+Prints Markdown tables; `--curves` and `--village-plot` draw the PNGs. `--variants TASK`
+prints instead the table of what was changed on TASK (the PPO variants of `VARIANTS`, by
+exp name, seed by seed, with the untrained controls), and `--variants-plot` draws their
+curves.
 
     python benchmarks/plot_learned.py --runs runs/learned \\
         --scripted bench_runs/learned/scripted_n8 --village bench_runs/learned/village_*.json \\
@@ -86,6 +89,25 @@ def load_walls(log: Path | None) -> dict[str, int]:
         return {}
     hits = re.findall(r"end (\S+)(?: rc=\d+)? wall=(\d+)s", log.read_text())
     return {name: int(s) for name, s in hits}
+
+
+def control_names(path: Path, task: str, walls: dict[str, int]) -> dict[str, str]:
+    """The label and wall time of an untrained control, from its file's name.
+
+    `untrained_TASK_n8.json` (seed 1), `untrained_sK_TASK_n8.json` (seed K),
+    `untrained_dep_TASK_n8.json` (seed 1, with the dependency feature); the log names
+    their commands `untrained_TASK`, `untrained_TASK_n8_sK` and `untrained_dep_TASK_n8`.
+    """
+    stem = path.stem
+    seed = re.match(r"untrained_s(\d+)_", stem)
+    if seed:
+        k = seed.group(1)
+        return {"label": f"untrained network (seed {k})",
+                "wall": str(walls.get(f"untrained_{task}_n8_s{k}", "?"))}  # fmt: skip
+    if stem.startswith("untrained_dep_"):
+        return {"label": "untrained network, dependency feature (seed 1)",
+                "wall": str(walls.get(stem, "?"))}  # fmt: skip
+    return {"label": "untrained network (seed 1)", "wall": str(walls.get(f"untrained_{task}", "?"))}
 
 
 def mean_curve(curves: list[list[tuple[float, float]]]) -> list[tuple[float, float]]:
@@ -179,7 +201,7 @@ def learning_table(runs, scripted, walls, controls) -> None:
             ev = c["rows"][0]
             mc = ev["curve"]
             cells = [
-                "untrained network (seed 1)",
+                c["label"],
                 f"{progress_at(mc, caps[0]):.3f} (at {caps[0]:g} s)",
                 f"{progress_at(mc, caps[-1]):.3f} (at {caps[-1]:.4g} s)",
                 f"{ev['progress']:.3f} [{ev['progress_min']:.2f}-{ev['progress_max']:.2f}]",
@@ -189,7 +211,7 @@ def learning_table(runs, scripted, walls, controls) -> None:
                 f"{ev['messages']:.1f}",
                 f"{ev['top_agent_share']:.2f}",
                 f"{ev['contributors']:.2f}",
-                f"{walls.get(c['name'], '?')} s",
+                f"{c['wall']} s",
             ]
             print("| " + " | ".join(cells) + " |")
         for s in STRATEGIES:
@@ -209,6 +231,98 @@ def learning_table(runs, scripted, walls, controls) -> None:
                 f" | {np.mean([e['contributors'] for e in eps]):.2f}"
                 f" | {sum(e['wall_s'] for e in eps):.0f} s ({len(eps)} episodes) |"
             )
+
+
+VARIANTS = {
+    "ppo_n8": "PPO",
+    "ppo_n8_dep": "PPO + dependency feature",
+    "ppo_n8_attr": "PPO + attributed credit",
+    "ppo_n8_dep_attr": "PPO + both",
+}
+
+
+def variants_table(runs, task: str, walls, controls) -> None:
+    """The runs of each variant (`VARIANTS`, by exp name) on `task`: seed by seed, then the mean."""
+    print(
+        f"\n### {task}: what was changed (8 agents, held-out at 60 s, 4 episodes per seed)"
+        "\n\n| swarm | seed | progress, update 1 | last update | held-out at 60 s "
+        "| dup. edits (share) | top agent | agents contributing | expl. var. (last) | wall |"
+    )
+    print("| --- | ---: |" + " ---: |" * 8)
+    for exp, label in VARIANTS.items():
+        ours = sorted(
+            (r for r in runs if r["args"]["exp_name"] == exp and r["args"]["task"] == task),
+            key=lambda r: r["args"]["seed"],
+        )
+        held = []
+        nan = float("nan")
+        for r in ours:
+            h, ev = r["history"], (r["eval"] or {"rows": [{}]})["rows"][0]
+            seed = r["args"]["seed"]
+            suffix = exp.removeprefix("ppo_n8")
+            wall = walls.get(f"train_{task}_n8{suffix}_s{seed}", "?")
+            if "progress" in ev:
+                held.append(ev["progress"])
+            cells = [
+                label,
+                str(seed),
+                f"{h[0]['swarm/progress']:.3f}",
+                f"{h[-1]['swarm/progress']:.3f}",
+                f"{ev.get('progress', nan):.3f} "
+                f"[{ev.get('progress_min', nan):.2f}-{ev.get('progress_max', nan):.2f}]",
+                f"{ev.get('duplicated_work', nan):.2f}",
+                f"{ev.get('top_agent_share', nan):.2f}",
+                f"{ev.get('contributors', nan):.2f}",
+                f"{h[-1].get('losses/explained_variance', nan):.2f}",
+                f"{wall} s",
+            ]
+            print("| " + " | ".join(cells) + " |")
+        if len(held) > 1:
+            print(
+                f"| **{label}, mean** | {len(held)} seeds | | | **{np.mean(held):.3f}**"
+                f" (seeds {min(held):.3f}-{max(held):.3f}) | | | | | |"
+            )
+    for c in controls.get(f"{task}-v0", []):
+        ev = c["rows"][0]
+        print(
+            f"| {c['label']} | | | | {ev['progress']:.3f}"
+            f" [{ev['progress_min']:.2f}-{ev['progress_max']:.2f}]"
+            f" | {ev['duplicated_work']:.2f} | {ev['top_agent_share']:.2f}"
+            f" | {ev['contributors']:.2f} | | {c['wall']} s |"
+        )
+
+
+def plot_variants(runs, task: str, path: Path) -> None:
+    """Progress and duplicated work per update, each variant's seeds (thin) and their mean."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+    for k, (exp, label) in enumerate(VARIANTS.items()):
+        ours = [r for r in runs if r["args"]["exp_name"] == exp and r["args"]["task"] == task]
+        if not ours:
+            continue
+        color = f"C{k}"
+        for ax, key in zip(axes, ("swarm/progress", "swarm/duplicated_work"), strict=True):
+            ys = np.array([[row[key] for row in r["history"]] for r in ours])
+            x = np.arange(1, ys.shape[1] + 1)
+            for y in ys:
+                ax.plot(x, y, color=color, lw=0.7, alpha=0.35)
+            ax.plot(x, ys.mean(axis=0), color=color, lw=2, marker="o", ms=3,
+                    label=f"{label} ({len(ours)} seeds)")  # fmt: skip
+        caps = [row["charts/time_cap"] for row in ours[0]["history"]]
+    axes[0].set_title(f"{task}: progress at the update's cap (8 agents)")
+    axes[1].set_title(f"{task}: duplicated work (share of unit edits)")
+    for ax in axes:
+        ax.set_xlabel("update (cap " + ", ".join(f"{c:.0f}" for c in caps) + " s)")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("progress (share of failing tests fixed)")
+    axes[0].legend(fontsize=7, title="thin: each seed; thick: their mean", title_fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"\nwrote {path}")
 
 
 def _units(row: dict) -> str:
@@ -319,7 +433,7 @@ def plot_curves(runs, scripted, controls, path: Path) -> None:
         for c in controls.get(task_id, []):
             mc = c["rows"][0]["curve"]
             row[0].plot(x, [progress_at(mc, cap) for cap in caps], color="gray", lw=2, alpha=0.6,
-                        label="untrained network (seed 1) at that time")  # fmt: skip
+                        label=f"{c['label']} at that time")  # fmt: skip
         row[0].set_title(f"{task}: progress at the update's cap (8 agents)")
         row[1].set_title(f"{task}: duplicated work (share of unit edits)")
         for ax in row:
@@ -386,6 +500,10 @@ def main() -> None:
         "--identity", type=Path, nargs="*", default=[], help="checkpoints for the identity probe"
     )
     p.add_argument("--identity-task", default="jsonkit")
+    p.add_argument(
+        "--variants", metavar="TASK", help="the table of what was changed (VARIANTS) on TASK"
+    )
+    p.add_argument("--variants-plot", type=Path, help="write the variants' curves to this PNG")
     opts = p.parse_args()
     runs = load_runs(opts.runs)
     scripted = load_scripted(opts.scripted) if opts.scripted else {}
@@ -393,8 +511,13 @@ def main() -> None:
     controls: dict[str, list[dict]] = defaultdict(list)
     for f in opts.controls:
         doc = json.loads(f.read_text())
-        doc["name"] = "untrained_" + doc["task"].removesuffix("-v0")
+        doc.update(control_names(f, doc["task"].removesuffix("-v0"), walls))
         controls[doc["task"]].append(doc)
+    if opts.variants:
+        variants_table(runs, opts.variants, walls, controls)
+        if opts.variants_plot:
+            plot_variants(runs, opts.variants, opts.variants_plot)
+        return
     learning_table(runs, scripted, walls, controls)
     if opts.curves:
         plot_curves(runs, scripted, controls, opts.curves)
