@@ -238,13 +238,15 @@ VARIANTS = {
     "ppo_n8_dep": "PPO + dependency feature",
     "ppo_n8_attr": "PPO + attributed credit",
     "ppo_n8_dep_attr": "PPO + both",
+    "ppo_n8_b128": "PPO, 128 episodes",
+    "ppo_n8_both_b128": "PPO + both, 128 episodes",
 }
 
 
 def variants_table(runs, task: str, walls, controls) -> None:
     """The runs of each variant (`VARIANTS`, by exp name) on `task`: seed by seed, then the mean."""
     print(
-        f"\n### {task}: what was changed (8 agents, held-out at 60 s, 4 episodes per seed)"
+        f"\n### {task}: what was changed (8 agents, held-out at 60 s)"
         "\n\n| swarm | seed | progress, update 1 | last update | held-out at 60 s "
         "| dup. edits (share) | top agent | agents contributing | expl. var. (last) | wall |"
     )
