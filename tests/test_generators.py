@@ -75,3 +75,61 @@ def test_generate_prints_what_run_accepts(tmp_path, capsys):
 def test_bad_arguments_are_instance_errors(kind, k, match):
     with pytest.raises(InstanceError, match=match):
         generate(get_task("calc"), kind, k, seed=0)
+
+
+LOOPS = {
+    "task.toml": """
+        name = "loops"
+        suite = "custom"
+        description = "A union-find root: a mutant of its loop condition never ends."
+        [[units]]
+        name = "find"
+        path = "loops/uf.py"
+        symbol = "find"
+        tests = ["tests/test_uf.py"]
+    """,
+    "solution/loops/__init__.py": "",
+    "solution/loops/uf.py": '''
+        def find(parent, x):
+            """The root of x and its depth: follow parent links to a node that is its own."""
+            depth = 0
+            while parent[x] != x:
+                x = parent[x]
+                depth += 1
+            return x, depth
+    ''',
+    "tests/test_uf.py": """
+        from loops.uf import find
+
+        def test_a_root_is_its_own():
+            assert find([0, 1], 1) == (1, 0)
+
+        def test_a_chain_ends_at_its_root():
+            assert find([0, 0, 1, 2], 3) == (0, 3)
+    """,
+}
+
+
+def test_mutants_that_make_a_test_hang_are_not_candidates(tmp_path):
+    from support.helpers import write_files
+
+    from swarm_envs.generation.generators import candidates, mutations
+    from swarm_envs.task import register_task
+
+    task = register_task(write_files(tmp_path / "loops", LOOPS))
+    (unit,) = task.units
+    files = task.solution_files()
+    source = files[unit.path].decode()
+    hanging = next(m for m in mutations(source, unit) if "== x" in m.apply(source))
+    with ProjectRunner(task, test_timeout_s=1.0) as runner:
+        report = runner.run({**files, unit.path: hanging.apply(source).encode()}, list(unit.tests))
+        # Detected (a test fails), but only by the scorer killing the test that hangs.
+        assert report.verdict == "ok" and report.passed < report.total
+        assert report.hung == ("tests/test_uf.py::test_a_root_is_its_own",)
+        found = candidates(task, unit, n_wrong=16, runner=runner)
+    wrong = [c.patches for c in found if not c.correct]
+    assert wrong  # the other detected mutants are candidates
+    hang = tuple(
+        (p.path, p.old, p.new) for p in unit_patches(task, unit, target=hanging.apply(source))
+    )
+    assert hang not in wrong

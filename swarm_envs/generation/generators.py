@@ -243,7 +243,13 @@ def detected_mutants(
     limit: int,
     max_tries: int = 40,
 ) -> list[tuple[Mutation, dict[str, bytes]]]:
-    """Up to `limit` mutants of `unit` (applied to `files`) that its tests detect."""
+    """Up to `limit` mutants of `unit` (applied to `files`) that its tests detect.
+
+    A mutant that makes a test hang is detected only by the scorer killing that test,
+    which costs the per-test limit (10 s by default) at every evaluation with the mutant
+    in place: in menu mode, where nearly every move is an evaluation, one such candidate
+    made structkit's rollouts many times slower. Such mutants are left out.
+    """
     source = files[unit.path].decode("utf-8")
     candidates = mutations(source, unit)
     rng.shuffle(candidates)
@@ -254,7 +260,7 @@ def detected_mutants(
         except SyntaxError:
             continue
         report = runner.run(mutated, list(unit.tests))
-        if report.verdict == "ok" and report.passed < report.total:
+        if report.verdict == "ok" and report.passed < report.total and not report.hung:
             found.append((m, mutated))
             if len(found) >= limit:
                 break

@@ -10,6 +10,10 @@ from typing import Literal
 #: failure text of a test that was selected but never reported as passed
 NOT_OBSERVED = "not observed to pass (the test run ended early: crash, exit or timeout)"
 
+#: how the fast scorer's worker begins the failure text of a test it killed for making no
+#: progress (`scoring/worker/server.py`, which imports nothing of the library)
+HUNG_PREFIX = "no progress for "
+
 
 @dataclass(frozen=True)
 class TestReport:
@@ -44,6 +48,11 @@ class TestReport:
     notes: tuple[str, ...] = field(default=())
     integrity: tuple[dict[str, str], ...] = field(default=())
     held_out: frozenset[str] = field(default=frozenset())
+
+    @property
+    def hung(self) -> tuple[str, ...]:
+        """The tests killed for making no progress (a hang), each at the per-test limit."""
+        return tuple(t for t, text in self.failures.items() if text.startswith(HUNG_PREFIX))
 
     @property
     def passed(self) -> int:
