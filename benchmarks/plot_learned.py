@@ -137,7 +137,8 @@ def load_village(files: list[Path], runs: list[dict]) -> list[dict]:
     task = next(iter(by_exp.values()))["task"] if by_exp else None
     for r in runs:  # policies evaluated only at the end of training (one size)
         a = r["args"]
-        if r["eval"] and a["exp_name"] not in by_exp and r["eval"]["task"] == task:
+        variant = a["exp_name"] in VARIANTS and a["exp_name"] != "ppo_n8"  # item 3's, not 4's
+        if r["eval"] and a["exp_name"] not in by_exp and r["eval"]["task"] == task and not variant:
             if a["seed"] == 1 and r["eval"]["updates_trained"] > 0:
                 by_exp[a["exp_name"]] = {**r["eval"], "rows": []}
     out = []
