@@ -4,7 +4,8 @@ Reads what the commands of docs/training.md wrote, and nothing else:
 
 - the PPO runs under `--runs` (each run folder's `checkpoint.pt`: its options and one row
   per update; `eval.json`: the held-out evaluation at the end of training);
-- the scripted swarms' episodes of `swarm-envs bench` (`--scripted`, its `episodes.jsonl`);
+- the scripted swarms' episodes of `swarm-envs bench` (`--scripted`, each folder's
+  `episodes.jsonl`; where two folders have the same task and strategy, the later one's);
 - the village evaluations (`--village`, JSON files written by `--eval-out`);
 - the wall times of the commands (`--log`, lines `HH:MM:SS end NAME ... wall=Ns`).
 
@@ -491,7 +492,9 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     p.add_argument("--runs", type=Path, default=Path("runs/learned"))
-    p.add_argument("--scripted", type=Path, help="a swarm-envs bench output folder")
+    p.add_argument(
+        "--scripted", type=Path, nargs="*", default=[], help="swarm-envs bench output folders"
+    )
     p.add_argument("--village", type=Path, nargs="*", default=[], help="--eval-out JSON files")
     p.add_argument("--log", type=Path, help="the commands' log (wall times)")
     p.add_argument(
@@ -509,7 +512,9 @@ def main() -> None:
     p.add_argument("--variants-plot", type=Path, help="write the variants' curves to this PNG")
     opts = p.parse_args()
     runs = load_runs(opts.runs)
-    scripted = load_scripted(opts.scripted) if opts.scripted else {}
+    scripted: dict[tuple[str, str], list[dict]] = {}
+    for folder in opts.scripted:  # a later folder's (task, strategy) replaces an earlier's
+        scripted.update(load_scripted(folder))
     walls = load_walls(opts.log)
     controls: dict[str, list[dict]] = defaultdict(list)
     for f in opts.controls:
