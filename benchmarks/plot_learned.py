@@ -97,7 +97,8 @@ def control_names(path: Path, task: str, walls: dict[str, int]) -> dict[str, str
 
     `untrained_TASK_n8.json` (seed 1), `untrained_sK_TASK_n8.json` (seed K),
     `untrained_dep_TASK_n8.json` (seed 1, with the dependency feature); the log names
-    their commands `untrained_TASK`, `untrained_TASK_n8_sK` and `untrained_dep_TASK_n8`.
+    their commands `untrained_TASK` (or, run again, `untrained_TASK_n8_s1`),
+    `untrained_TASK_n8_sK` and `untrained_dep_TASK_n8`.
     """
     stem = path.stem
     seed = re.match(r"untrained_s(\d+)_", stem)
@@ -108,7 +109,8 @@ def control_names(path: Path, task: str, walls: dict[str, int]) -> dict[str, str
     if stem.startswith("untrained_dep_"):
         return {"label": "untrained network, dependency feature (seed 1)",
                 "wall": str(walls.get(stem, "?"))}  # fmt: skip
-    return {"label": "untrained network (seed 1)", "wall": str(walls.get(f"untrained_{task}", "?"))}
+    wall = walls.get(f"untrained_{task}_n8_s1", walls.get(f"untrained_{task}", "?"))  # newest
+    return {"label": "untrained network (seed 1)", "wall": str(wall)}
 
 
 def mean_curve(curves: list[list[tuple[float, float]]]) -> list[tuple[float, float]]:
