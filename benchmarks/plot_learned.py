@@ -252,7 +252,8 @@ def variants_table(runs, task: str, walls, controls) -> None:
     print(
         f"\n### {task}: what was changed (8 agents, held-out at 60 s)"
         "\n\n| swarm | seed | progress, update 1 | last update | held-out at 60 s "
-        "| dup. edits (share) | top agent | agents contributing | expl. var. (last) | wall |"
+        "| dup. edits (share) | top agent | agents contributing | entropy, expl. var. (last) "
+        "| wall |"
     )
     print("| --- | ---: |" + " ---: |" * 8)
     for exp, label in VARIANTS.items():
@@ -275,10 +276,12 @@ def variants_table(runs, task: str, walls, controls) -> None:
                 f"{h[0]['swarm/progress']:.3f}",
                 f"{h[-1]['swarm/progress']:.3f}",
                 f"{ev.get('progress', nan):.3f} "
-                f"[{ev.get('progress_min', nan):.2f}-{ev.get('progress_max', nan):.2f}]",
+                f"[{ev.get('progress_min', nan):.2f}-{ev.get('progress_max', nan):.2f}]"
+                f" ({ev.get('episodes', '?')})",
                 f"{ev.get('duplicated_work', nan):.2f}",
                 f"{ev.get('top_agent_share', nan):.2f}",
                 f"{ev.get('contributors', nan):.2f}",
+                f"{h[-1].get('losses/entropy', nan):.2f}, "
                 f"{h[-1].get('losses/explained_variance', nan):.2f}",
                 f"{wall} s",
             ]
