@@ -310,24 +310,24 @@ def plot_variants(runs, task: str, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
     for k, (exp, label) in enumerate(VARIANTS.items()):
         ours = [r for r in runs if r["args"]["exp_name"] == exp and r["args"]["task"] == task]
         if not ours:
             continue
         color = f"C{k}"
+        # x: each update's time cap, so that runs of different lengths compare
+        x = np.array([row["charts/time_cap"] for row in ours[0]["history"]])
         for ax, key in zip(axes, ("swarm/progress", "swarm/duplicated_work"), strict=True):
             ys = np.array([[row[key] for row in r["history"]] for r in ours])
-            x = np.arange(1, ys.shape[1] + 1)
             for y in ys:
-                ax.plot(x, y, color=color, lw=0.7, alpha=0.35)
+                ax.plot(x, y, color=color, lw=0.7, alpha=0.3)
             ax.plot(x, ys.mean(axis=0), color=color, lw=2, marker="o", ms=3,
                     label=f"{label} ({len(ours)} seeds)")  # fmt: skip
-        caps = [row["charts/time_cap"] for row in ours[0]["history"]]
-    axes[0].set_title(f"{task}: progress at the update's cap (8 agents)")
+    axes[0].set_title(f"{task}: training progress at the update's cap (8 agents)")
     axes[1].set_title(f"{task}: duplicated work (share of unit edits)")
     for ax in axes:
-        ax.set_xlabel("update (cap " + ", ".join(f"{c:.0f}" for c in caps) + " s)")
+        ax.set_xlabel("the update's time cap (virtual s)")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("progress (share of failing tests fixed)")
     axes[0].legend(fontsize=7, title="thin: each seed; thick: their mean", title_fontsize=7)
