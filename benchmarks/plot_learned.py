@@ -245,6 +245,8 @@ VARIANTS = {
     "ppo_n8_b128": "PPO, 128 episodes",
     "ppo_n8_both_b128": "PPO + both, 128 episodes",
     "ppo_n8_u24": "PPO, 24 updates",
+    "ppo_n8_dep_u24": "PPO + dependency feature, 24 updates",
+    "ppo_n8_attr_u24": "PPO + attributed credit, 24 updates",
     "ppo_n8_both_u24": "PPO + both, 24 updates",
 }
 
