@@ -5,10 +5,12 @@ of the package) run against both scorers on a hand-written task folder; make-tas
 go through `make_task` and the CLI on a project folder.
 """
 
+import functools
 import textwrap
 from pathlib import Path
 
 import pytest
+from support.helpers import write_files
 
 from swarm_envs.scoring.runner import ProjectRunner
 from swarm_envs.task import Task
@@ -16,12 +18,7 @@ from swarm_envs.task import Task
 SCORERS = ("fast", "subprocess")
 
 
-def write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(textwrap.dedent(text), encoding="utf-8")
-    return root
+write = functools.partial(write_files, lstrip=False)  # the texts as given, dedented
 
 
 def task_folder(root: Path, files: dict[str, str], manifest: str = "") -> Task:

@@ -10,6 +10,7 @@ no network. Everything goes through the CLI, as a user would run it.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -20,17 +21,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from support.helpers import write_files
 
 from swarm_envs.cli import main
 from swarm_envs.task import Task
 
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(textwrap.dedent(text), encoding="utf-8")
-    return root
+write = functools.partial(write_files, lstrip=False)  # the texts as given, dedented
 
 
 def make_wheel(

@@ -172,9 +172,13 @@ TOWER = {
 }
 
 
-def write_files(root: Path, files: dict[str, str]) -> Path:
-    """Write `files` ({relative path: text, dedented}) under `root`; returns `root`."""
+def write_files(root: Path, files: dict[str, str], *, lstrip: bool = True) -> Path:
+    """Write `files` ({relative path: text, dedented}) under `root`; returns `root`.
+
+    `lstrip` drops what precedes a text's first line (the newline after opening quotes).
+    """
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+        text = textwrap.dedent(text)
+        (root / rel).write_text(text.lstrip() if lstrip else text, encoding="utf-8")
     return root
