@@ -89,8 +89,8 @@ test-pytest-range:
 	done
 
 lint: $(DEV) layout
-	$(VENV)/bin/ruff check swarm_envs sandboxes baselines benchmarks tests
-	$(VENV)/bin/ruff format --check swarm_envs sandboxes baselines benchmarks tests
+	$(VENV)/bin/ruff check swarm_envs tasks sandboxes baselines benchmarks tests
+	$(VENV)/bin/ruff format --check swarm_envs tasks sandboxes baselines benchmarks tests
 	cd $(LAYOUT) && $(CURDIR)/$(VENV)/bin/mypy --config-file $(CURDIR)/pyproject.toml -p swarm_envs
 	cd $(LAYOUT) && PYTHONPATH=. $(CURDIR)/$(VENV)/bin/lint-imports --config $(CURDIR)/pyproject.toml
 
@@ -103,7 +103,7 @@ layout:
 	cp -rs $(CURDIR)/swarm_envs/. $(LAYOUT)/swarm_envs
 	cp -rs $(CURDIR)/sandboxes $(LAYOUT)/swarm_envs/sandboxes
 	cp -rs $(CURDIR)/baselines $(LAYOUT)/swarm_envs/baselines
-	ln -s $(CURDIR)/tasks/__init__.py $(LAYOUT)/swarm_envs/tasks/__init__.py
+	for f in tasks/*.py; do ln -s $(CURDIR)/$$f $(LAYOUT)/swarm_envs/$$f; done
 	find $(LAYOUT) -name __pycache__ -prune -exec rm -rf {} +
 
 bench: $(DEV)

@@ -1,9 +1,10 @@
-"""Baselines: scripted swarms, the menu-mode PPO trainer and the language-model trainer.
+"""Baselines: the menu-mode PPO trainer and the language-model trainer.
 
-Installed as `swarm_envs.baselines`. Owns the scripted agents with explicit coordination
-strategies (`scripted`), what both trainers share about a run (`runs`), menu-mode PPO
-(`ppo`) and the language-model trainer (`lm`).
+Installed as `swarm_envs.baselines`. Owns what both trainers share about a run (`runs`),
+menu-mode PPO (`ppo`) and the language-model trainer (`lm`). The scripted swarms they are
+compared with are library agents (`swarm_envs.agents.scripted`).
 
-Layer: above the worker pool, vector envs, agents and environments; below the bench and the
-command line. Nothing in the library below imports it.
+Layer: the top, beside the command line, which reaches the trainers by name only: the
+trainers are applications of the library, and nothing in the library imports them (an
+import contract checks it).
 """

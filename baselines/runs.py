@@ -28,7 +28,7 @@ import numpy as np
 from swarm_envs.core.schedule import TimeCapSchedule
 from swarm_envs.distributed import WorkerPool, check_ray_address, connect_ray
 from swarm_envs.error import ConfigError, Error, TrainingDiverged, close_matches
-from swarm_envs.task import Task, resolve_tasks
+from swarm_envs.tasks import Task, resolve_tasks
 
 if sys.version_info >= (3, 11):
     import tomllib

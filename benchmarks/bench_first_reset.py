@@ -70,7 +70,7 @@ def main() -> None:
     if args.one:
         print(json.dumps(one(args.one)))
         return
-    from swarm_envs.task import SUITES, get_task, registered
+    from swarm_envs.tasks import SUITES, get_task, registered
 
     tasks = args.tasks or [
         t.name

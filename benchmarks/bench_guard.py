@@ -32,7 +32,7 @@ from pathlib import Path
 
 from swarm_envs.scoring import collect_test_ids
 from swarm_envs.scoring.channel import _worker_files, task_settings
-from swarm_envs.task import get_task
+from swarm_envs.tasks import get_task
 
 
 def make_area(task_id: str, root: Path) -> tuple[str, str, list[str], int]:

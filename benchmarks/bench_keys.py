@@ -33,7 +33,7 @@ from swarm_envs.scoring import collect_test_ids
 from swarm_envs.scoring.graph import ImportGraph
 from swarm_envs.scoring.keys import Keyer
 from swarm_envs.scoring.snapshot import digest
-from swarm_envs.task import Task, get_task
+from swarm_envs.tasks import Task, get_task
 
 
 def traces(task: Task) -> dict[str, set[tuple[str, str]]]:

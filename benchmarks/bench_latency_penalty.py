@@ -21,7 +21,7 @@ import time
 from typing import Any
 
 import swarm_envs
-from swarm_envs.baselines.scripted import make_team
+from swarm_envs.agents.scripted import make_team
 
 
 def episode(args: Any, n: int, seed: int, cap: float, penalty: float) -> dict:

@@ -181,8 +181,8 @@ def run_cli(*args: str) -> float:
 def baseline_make(project: Path, out: Path) -> int:
     """Today's make-task: the whole suite once per candidate function, serially."""
     from swarm_envs.scoring.runner import ProjectRunner
-    from swarm_envs.task import Task, Unit
-    from swarm_envs.task.stubbing import iter_functions, stub_units
+    from swarm_envs.tasks import Task, Unit
+    from swarm_envs.tasks.stubbing import iter_functions, stub_units
 
     (out / "solution").mkdir(parents=True)
     for p in project.rglob("*"):
@@ -219,7 +219,7 @@ def baseline_validate(folder: Path) -> None:
     """Today's validate: reference twice, the start, then each unit alone, serially."""
     from swarm_envs.generation.validation import unit_problems
     from swarm_envs.scoring.runner import ProjectRunner
-    from swarm_envs.task import Task
+    from swarm_envs.tasks import Task
 
     task = Task(folder)
     solution = task.solution_files()
@@ -260,7 +260,7 @@ def main() -> None:
             "--quiet",
         )
         checked = run_cli("validate", str(root / "task"))
-        from swarm_envs.task import Task
+        from swarm_envs.tasks import Task
 
         task = Task(root / "task")
         rows = [

@@ -11,7 +11,7 @@ against one update per rollout, as with a single environment), in the same run.
 
 `learning` trains on a task for several seeds, evaluates the untrained and the trained
 policy on held-out episode seeds, runs the scripted `none` and `claim` swarms (text
-mode, `swarm_envs.baselines.scripted`) at the same time cap, and prints return and
+mode, `swarm_envs.agents.scripted`) at the same time cap, and prints return and
 duplicated work; `--plot` draws the training curves with the scripted reference lines.
 """
 
@@ -24,11 +24,11 @@ import numpy as np
 import torch
 
 import swarm_envs
+from swarm_envs.agents.scripted import make_team
 from swarm_envs.baselines.ppo import Args, evaluate, train
 from swarm_envs.baselines.ppo.policy import MenuPolicy
 from swarm_envs.baselines.ppo.rollout import collect
 from swarm_envs.baselines.ppo.trainer import make_envs, ppo_update
-from swarm_envs.baselines.scripted import make_team
 from swarm_envs.envs.menu import WorkMeter
 from swarm_envs.generation.generators import unit_patches
 

@@ -18,7 +18,7 @@ import argparse
 import os
 import time
 
-from swarm_envs.baselines.scripted import ScriptedTeam
+from swarm_envs.agents.scripted import ScriptedTeam
 from swarm_envs.distributed import RolloutJob, WorkerPool, connect_ray, run_rollout
 from swarm_envs.vector import EnvRecipe
 

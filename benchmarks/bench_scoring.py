@@ -41,7 +41,7 @@ from pathlib import Path
 
 from swarm_envs.sandboxes import make_sandbox
 from swarm_envs.scoring import FastScorer, SubprocessScorer, collect_test_ids
-from swarm_envs.task import Task, get_task, registered
+from swarm_envs.tasks import Task, get_task, registered
 
 
 def generated_task(root: Path, n_tests: int, seed: int) -> Task:

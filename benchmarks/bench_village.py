@@ -1,6 +1,6 @@
 """The village problem: one environment, 8 to 1,000 scripted agents, end to end.
 
-Each size runs one whole episode of scripted agents (`baselines/scripted.py`) on a
+Each size runs one whole episode of scripted agents (`swarm_envs/agents/scripted.py`) on a
 standard task, through the rollout runner, in a fresh process of its own (so that memory
 figures do not mix): agent actions per second of wall time, everything included (the
 agents, the environment, messages, observations and scoring), and memory per agent.
@@ -41,7 +41,7 @@ def _rss_mib() -> float:
 def one(n: int, task: str, strategy: str, seed: int, time_cap: float) -> dict:
     """One episode of `n` scripted agents, in this process."""
     import swarm_envs
-    from swarm_envs.baselines.scripted import make_team
+    from swarm_envs.agents.scripted import make_team
 
     env = swarm_envs.parallel_env(task, num_agents=n, time_cap_s=time_cap)
     ep = env.episode

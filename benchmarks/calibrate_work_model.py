@@ -6,7 +6,7 @@ to a local OpenAI-compatible server (the test suite's scripted server, loopback 
 The server answers each request with the scripted agent's next action, so the
 `LLMAgent` holds the conversation of the scripted trajectory, with its own context
 policy, and reports the server's prompt tokens for every call. The conversation model
-(`swarm_envs.baselines.scripted.ConversationCost`) then replays the same observations
+(`swarm_envs.agents.scripted.ConversationCost`) then replays the same observations
 and actions, and its one free parameter, tokens per character, is fitted to the
 reported counts by least squares on the relative error (`scipy.optimize`).
 
@@ -46,7 +46,7 @@ from support.llm_server import Reply, ScriptedServer, agent_of  # noqa: E402
 
 import swarm_envs  # noqa: E402
 from swarm_envs.agents import LLMAgent, TaskInfo  # noqa: E402
-from swarm_envs.baselines.scripted import ConversationCost, ScriptedAgent, make_team  # noqa: E402
+from swarm_envs.agents.scripted import ConversationCost, ScriptedAgent, make_team  # noqa: E402
 
 # ---------------------------------------------------------------------- token counters
 

@@ -22,7 +22,7 @@ import time
 
 from swarm_envs.sandboxes import make_sandbox
 from swarm_envs.scoring import make_scorer
-from swarm_envs.task import get_task
+from swarm_envs.tasks import get_task
 
 
 def functions(text: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:

@@ -20,7 +20,7 @@ import time
 
 from swarm_envs.generation.generators import mutations
 from swarm_envs.scoring.runner import ProjectRunner
-from swarm_envs.task import get_task, registered
+from swarm_envs.tasks import get_task, registered
 
 
 def hanging(task_id: str, n_wrong: int, limit: float, max_tries: int = 40) -> list[tuple]:

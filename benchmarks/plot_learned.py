@@ -15,8 +15,8 @@ exp name, seed by seed, with the untrained controls), and `--variants-plot` draw
 curves.
 
     python benchmarks/plot_learned.py --runs runs/learned \\
-        --scripted bench_runs/learned/scripted_n8 --village bench_runs/learned/village_*.json \\
-        --log bench_runs/learned/log.txt --curves docs/img/ppo_swarm_curves.png \\
+        --scripted results/learned/scripted_n8 --village results/learned/village_*.json \\
+        --log results/learned/log.txt --curves docs/img/ppo_swarm_curves.png \\
         --village-plot docs/img/village.png
 """
 

@@ -1,6 +1,6 @@
 """Red team: every attack of the catalogue, through `env.step` only, on both scorers.
 
-Each attack (`swarm_envs.test.redteam`) writes the modules of the `calc` task (13 tests,
+Each attack (tests/scoring/redteam_catalogue.py) writes the modules of the `calc` task (13 tests,
 0 passing at the start) or of the catalogue's own `shapes` task (7 tests, its value types
 compared), or runs commands, through the environment's tools, as a policy would. An
 attack *holds* when the passing count stays within what its honest part earns (`allowed`,
@@ -18,8 +18,12 @@ only names the episode.
 from __future__ import annotations
 
 import argparse
+import pathlib
+import sys
 
-from swarm_envs.test.redteam import ATTACKS, play
+# The catalogue is test data, kept beside the scoring tests.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "scoring"))
+from redteam_catalogue import ATTACKS, play  # noqa: E402
 
 
 def main() -> None:

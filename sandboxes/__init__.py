@@ -6,7 +6,7 @@ weaker level only when asked for by name, see `swarm_envs.sandboxes.probe`);
 `make_sandbox("docker")` runs each episode in its own container (needs the `docker` extra
 and a reachable engine). Both implement `Sandbox` and pass one contract test suite.
 
-Installed as `swarm_envs.sandboxes`. Layer: above `swarm_envs.task`, `swarm_envs.core`,
+Installed as `swarm_envs.sandboxes`. Layer: above `swarm_envs.tasks`, `swarm_envs.core`,
 `swarm_envs.cache` and `swarm_envs.error`, below scoring. It never reads the task registry:
 the caller says what to hide.
 """

@@ -13,7 +13,7 @@ from swarm_envs.core.config import EnvConfig, TimeModel
 from swarm_envs.core.outcome import AgentInfo, StepOutcome
 from swarm_envs.core.schedule import TimeCapSchedule
 from swarm_envs.envs.registration import env, gym_id, parallel_env, raw_env, register_envs
-from swarm_envs.task import Task, get_task, register_task, registered
+from swarm_envs.tasks import Task, get_task, register_task, registered
 
 __version__ = "0.1.0"
 

@@ -5,7 +5,7 @@ Every cache of the library is a subfolder of `root()`, one per kind (`path(kind)
 | kind | what it holds | who writes it |
 | --- | --- | --- |
 | `scoring` | test outcomes by content of the scored tree | `swarm_envs.scoring.disk` |
-| `environments` | the pinned packages of a task's project | `swarm_envs.task.environment` |
+| `environments` | the pinned packages of a task's project | `swarm_envs.tasks.environment` |
 | `candidates` | menu mode's candidate implementations of a task's units | `swarm_envs.envs.menu` |
 | `instances` | generated task instances (stub and bug) | `swarm_envs.generation` |
 | `docker` | the Docker sandbox's root filesystem and wheels | `swarm_envs.sandboxes.docker_image` |

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from swarm_envs.distributed import WorkerPool
 from swarm_envs.error import ConfigError, Error
-from swarm_envs.task import SUITES
+from swarm_envs.tasks import SUITES
 
 console = Console()
 
@@ -48,7 +48,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     """List the registered tasks."""
     from swarm_envs.scoring import collect_test_ids
     from swarm_envs.scoring.disk import DiskCache
-    from swarm_envs.task import get_task, registered
+    from swarm_envs.tasks import get_task, registered
 
     tasks = sorted(
         (get_task(t) for t in registered()),
@@ -88,7 +88,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run a scripted swarm on a task and print a summary."""
     from swarm_envs import parallel_env
-    from swarm_envs.baselines.scripted import make_team
+    from swarm_envs.agents.scripted import make_team
 
     env = parallel_env(
         args.task,
@@ -198,7 +198,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     """Validate one task or all of them."""
     from swarm_envs.generation.validation import validate
-    from swarm_envs.task import broken, get_task, registered
+    from swarm_envs.tasks import broken, get_task, registered
 
     if args.all == bool(args.task):
         raise Error("give a TASK or --all (not both)")
@@ -343,7 +343,7 @@ def cmd_make_suite(args: argparse.Namespace) -> int:
 def cmd_generate(args: argparse.Namespace) -> int:
     """Generate task instances."""
     from swarm_envs.generation.generators import generate, instance_name
-    from swarm_envs.task import get_task
+    from swarm_envs.tasks import get_task
 
     task = get_task(args.task)
     for seed in range(args.seed, args.seed + args.count):

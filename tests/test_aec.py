@@ -4,7 +4,7 @@ import pytest
 from support.helpers import GCD, STUB_MEAN, TOKEN, call
 
 import swarm_envs
-from swarm_envs import test as harness
+from swarm_envs import checker as harness
 
 
 def test_aec_selection_follows_completion_times_ties_by_index(make_aec):

@@ -5,7 +5,7 @@ import warnings
 import pytest
 
 import swarm_envs
-from swarm_envs import test as harness
+from swarm_envs import checker as harness
 
 # The checker harness runs over every registered task: the fast ones (the mini suite) in
 # the fast suite, agent count by agent count; a standard and a real task in the slow suite

@@ -101,7 +101,7 @@ def bench(tmp_path_factory):
     return out
 
 
-def test_the_bench_runs_the_grid_once_per_distinct_episode(bench):
+def test_the_results_the_grid_once_per_distinct_episode(bench):
     results = load_results(bench / "episodes.jsonl")
     # alone, claim and none are one agent: 1 single + 2 swarms, x2 budgets x2 seeds
     assert len(results) == 12

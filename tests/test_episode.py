@@ -9,7 +9,7 @@ import pytest
 from support.helpers import GCD, MEAN, SIMPLE_TIME, STUB_GCD, STUB_MEAN, TOKEN, call, step_one
 
 import swarm_envs
-from swarm_envs import test as harness
+from swarm_envs import checker as harness
 from swarm_envs.core.config import EnvConfig
 from swarm_envs.core.outcome import END_KIND, EndReason, StepOutcome
 from swarm_envs.envs.episode import Episode

@@ -150,7 +150,7 @@ def test_a_forged_all_pass_does_not_end_the_episode(make_env):
 
 
 def test_an_honest_all_pass_ends_the_episode_with_one_fresh_run(make_env):
-    from swarm_envs.baselines.scripted import make_team
+    from swarm_envs.agents.scripted import make_team
 
     env = make_env("calc", num_agents=2, time_cap_s=36000)
     team = make_team(env.unwrapped.task, 2, "claim", seed=0)

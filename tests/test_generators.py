@@ -5,12 +5,12 @@ import re
 import pytest
 
 import swarm_envs
-from swarm_envs.baselines.scripted import make_team
+from swarm_envs.agents.scripted import make_team
 from swarm_envs.cli import main
 from swarm_envs.error import InstanceError
 from swarm_envs.generation.generators import generate, unit_patches
 from swarm_envs.scoring.runner import ProjectRunner
-from swarm_envs.task import get_task
+from swarm_envs.tasks import get_task
 
 
 def solve(task, num_agents=2, strategy="claim"):
@@ -114,7 +114,7 @@ def test_mutants_that_make_a_test_hang_are_not_candidates(tmp_path):
     from support.helpers import write_files
 
     from swarm_envs.generation.generators import candidates, mutations
-    from swarm_envs.task import register_task
+    from swarm_envs.tasks import register_task
 
     task = register_task(write_files(tmp_path / "loops", LOOPS))
     (unit,) = task.units

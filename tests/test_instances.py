@@ -14,7 +14,7 @@ import swarm_envs
 from swarm_envs.core.observation import reproducible
 from swarm_envs.error import ConfigError
 from swarm_envs.generation import generators
-from swarm_envs.task import TASKS_ENV
+from swarm_envs.tasks import TASKS_ENV
 
 STUBS = {"kind": "stub", "k": 2}
 PROBE = call(

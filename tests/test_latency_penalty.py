@@ -12,7 +12,7 @@ import pytest
 from support.helpers import SIMPLE_TIME, call, step_one
 
 import swarm_envs
-from swarm_envs.baselines.scripted import make_team
+from swarm_envs.agents.scripted import make_team
 from swarm_envs.error import ConfigError
 from swarm_envs.scoring.keys import shared_entries
 

@@ -14,7 +14,7 @@ from support.helpers import TOWER, write_files
 import swarm_envs
 from swarm_envs.envs.menu import MenuLayout, MenuParallelEnv, WorkMeter
 from swarm_envs.error import ConfigError, Error
-from swarm_envs.task import register_task
+from swarm_envs.tasks import register_task
 
 # Round numbers: a move costs its tokens x 0.01 s; tools as SIMPLE_TIME in support.helpers.
 TIME = {

@@ -32,7 +32,7 @@ def test_wheel_contents(wheel):
     assert "swarm_envs/sandboxes/local.py" in names
     assert "swarm_envs/scoring/worker/protocol.py" in names
     assert "swarm_envs/project/catalogue.txt" in names  # make-suite catalogue
-    assert "swarm_envs/baselines/scripted.py" in names
+    assert "swarm_envs/agents/scripted.py" in names
     assert "swarm_envs/agents/llm.py" in names and "swarm_envs/agents/rollout.py" in names
     assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
     # Every package of the source tree is in the wheel (a package missing from
@@ -59,7 +59,7 @@ def test_wheel_in_fresh_venv_from_another_directory(wheel, tmp_path):
         "assert infos['agent_0']['tests_total'] == 13;"
         "env.close();"
         "g = gymnasium.make('swarm_envs:swarm/calc-v0'); g.reset(seed=0); g.close();"
-        "import swarm_envs.baselines.scripted, swarm_envs.sandboxes;"
+        "import swarm_envs.agents.scripted, swarm_envs.sandboxes;"
         "print('ok', swarm_envs.__file__)"
     )
     res = subprocess.run(

@@ -13,7 +13,7 @@ import pytest
 from support.helpers import write_files
 
 from swarm_envs.scoring.runner import ProjectRunner
-from swarm_envs.task import Task
+from swarm_envs.tasks import Task
 
 SCORERS = ("fast", "subprocess")
 
@@ -685,7 +685,7 @@ def test_a_made_task_is_usable_by_name_path_and_gymnasium(tmp_path, monkeypatch)
     import gymnasium
 
     import swarm_envs
-    from swarm_envs.task import get_task
+    from swarm_envs.tasks import get_task
 
     _, task = made(
         tmp_path,
@@ -705,7 +705,7 @@ def test_a_made_task_is_usable_by_name_path_and_gymnasium(tmp_path, monkeypatch)
 
 
 def test_a_task_named_like_a_bundled_one_is_refused(tmp_path):
-    from swarm_envs.task import register_task
+    from swarm_envs.tasks import register_task
 
     task_folder(
         tmp_path / "calc", {"solution/x.py": "", "tests/test_x.py": "def test_x():\n    pass\n"}

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from swarm_envs.agents.rollout import Trajectory
-from swarm_envs.baselines.scripted import ScriptedTeam
+from swarm_envs.agents.scripted import ScriptedTeam
 from swarm_envs.distributed import RayUnavailable, RolloutJob, WorkerPool, connect_ray, run_rollout
 from swarm_envs.vector import ENV_FAILED, EnvRecipe, make_vec
 

@@ -24,7 +24,7 @@ import pytest
 from support.helpers import write_files
 
 from swarm_envs.cli import main
-from swarm_envs.task import Task
+from swarm_envs.tasks import Task
 
 write = functools.partial(write_files, lstrip=False)  # the texts as given, dedented
 
@@ -338,7 +338,7 @@ def test_a_plugin_pinned_for_an_older_pytest_is_taken_as_it_works_with_its_setti
 
 def test_a_plugins_setting_needs_its_plugin(tmp_path):
     from swarm_envs.error import ManifestError
-    from swarm_envs.task import load_manifest
+    from swarm_envs.tasks import load_manifest
 
     p = tmp_path / "task.toml"
     p.write_text(

@@ -9,7 +9,7 @@ from support.helpers import call
 import swarm_envs
 from swarm_envs.agents import Agent, TaskInfo
 from swarm_envs.agents.rollout import Trajectory
-from swarm_envs.baselines.scripted import make_team
+from swarm_envs.agents.scripted import make_team
 from swarm_envs.error import ConfigError, Error
 
 

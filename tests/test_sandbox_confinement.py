@@ -19,7 +19,7 @@ from scoring.project import SOLUTION, put, write_task
 from swarm_envs.sandboxes import make_sandbox
 from swarm_envs.sandboxes.local import LocalSandbox, detect_protections
 from swarm_envs.scoring import make_scorer
-from swarm_envs.task import register_task
+from swarm_envs.tasks import register_task
 
 pytestmark = pytest.mark.skipif(
     not detect_protections()["filesystem_view"],
@@ -63,10 +63,10 @@ def test_searching_the_whole_disk_finds_no_solution(sandbox, secret_task):
     assert "secret-task" not in r.output
 
 
-def test_bundled_and_source_tree_tasks_are_invisible():
-    from swarm_envs.task import registry as task_mod
+def test_bundled_tasks_are_invisible():
+    from swarm_envs.tasks import registry as task_mod
 
-    roots = {Path(task_mod._bundled_root()), Path(task_mod.BUNDLED_ROOT)}
+    roots = {Path(task_mod.BUNDLED_ROOT)}
     with make_sandbox("local", hide=roots) as sandbox:
         for root in roots:
             if root.is_dir():

@@ -9,13 +9,13 @@ import pytest
 from support.helpers import TOWER, write_files
 
 import swarm_envs
-from swarm_envs.baselines import scripted
-from swarm_envs.baselines.scripted import STRATEGIES, make_team
+from swarm_envs.agents import scripted
+from swarm_envs.agents.scripted import STRATEGIES, make_team
 from swarm_envs.core.recording import AttributionEvent, EffectEvent, read_events
 from swarm_envs.error import ConfigError
 from swarm_envs.generation.candidates import wrong_candidates
 from swarm_envs.generation.generators import generate
-from swarm_envs.task import register_task
+from swarm_envs.tasks import register_task
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@ import textwrap
 
 import pytest
 
-from swarm_envs.task import Unit
-from swarm_envs.task.stubbing import (
+from swarm_envs.tasks import Unit
+from swarm_envs.tasks.stubbing import (
     StubError,
     definition_texts,
     find_defs,

@@ -4,7 +4,7 @@ import pytest
 
 import swarm_envs
 from swarm_envs.error import TaskError, UnknownTask, VersionNotFound
-from swarm_envs.task import BUNDLED_ROOT, get_task, task_roots
+from swarm_envs.tasks import BUNDLED_ROOT, get_task, task_roots
 
 
 @pytest.mark.parametrize(

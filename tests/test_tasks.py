@@ -11,8 +11,8 @@ from swarm_envs.generation.generators import generate, mutations
 from swarm_envs.generation.validation import validate
 from swarm_envs.project import make_task
 from swarm_envs.scoring.runner import ProjectRunner
-from swarm_envs.task import Task, get_task, registered
-from swarm_envs.task.stubbing import stub_source
+from swarm_envs.tasks import Task, get_task, registered
+from swarm_envs.tasks.stubbing import stub_source
 
 MINIMAL = """
 name = "tiny"
@@ -128,7 +128,7 @@ def test_mutation_kinds():
                     total += xs[i] * 2
             return max(total, n - 1)
     ''')
-    unit = swarm_envs.task.Unit(name="f", path="m.py", symbol="f", tests=["tests"])
+    unit = swarm_envs.tasks.Unit(name="f", path="m.py", symbol="f", tests=["tests"])
     kinds = {m.kind for m in mutations(src, unit)}
     assert {
         "operator",
@@ -247,7 +247,7 @@ def test_the_real_suite_is_made_of_licensed_real_projects():
 
 
 def _solve(task, num_agents=4):
-    from swarm_envs.baselines.scripted import make_team
+    from swarm_envs.agents.scripted import make_team
 
     env = swarm_envs.parallel_env(task, num_agents=num_agents, time_cap_s=36000)
     team = make_team(env.task, num_agents, "claim", seed=0)

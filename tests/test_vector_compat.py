@@ -32,7 +32,7 @@ import swarm_envs
 from swarm_envs.core.spaces import UnicodeText
 from swarm_envs.envs.registration import gym_id
 from swarm_envs.error import SpaceError
-from swarm_envs.task import TASKS_ENV
+from swarm_envs.tasks import TASKS_ENV
 
 GREETING = "Grüße, naïve café ✓ — 日本語"
 SOLUTION = f'def greet():\n    """Say hello: {GREETING}."""\n    return "{GREETING}"\n'

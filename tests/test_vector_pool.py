@@ -10,7 +10,7 @@ import signal
 import pytest
 
 from swarm_envs.agents.rollout import Trajectory
-from swarm_envs.baselines.scripted import ScriptedTeam
+from swarm_envs.agents.scripted import ScriptedTeam
 from swarm_envs.distributed import RolloutJob, WorkerPool, run_rollout
 from swarm_envs.error import ConfigError
 from swarm_envs.vector import EnvRecipe

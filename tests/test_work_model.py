@@ -12,7 +12,7 @@ from support.llm_server import Reply, ScriptedServer, agent_of
 
 import swarm_envs
 from swarm_envs.agents import LLMAgent
-from swarm_envs.baselines.scripted import REPLY_TOKENS, make_team
+from swarm_envs.agents.scripted import REPLY_TOKENS, make_team
 from swarm_envs.bench import build_config
 from swarm_envs.error import ConfigError
 
@@ -156,7 +156,7 @@ def test_the_bench_takes_the_work_model():
 
 
 def test_teams_built_elsewhere_take_the_work_model():
-    from swarm_envs.baselines.scripted import ScriptedTeam
+    from swarm_envs.agents.scripted import ScriptedTeam
     from swarm_envs.bench.runner import make_agents
 
     task = swarm_envs.get_task("calc")

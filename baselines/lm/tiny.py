@@ -56,7 +56,7 @@ SPECIAL_TOKENS = ("<|im_start|>", "<|im_end|>", "<|pad|>", "<tool_call>", "</too
 def corpus() -> list[str]:
     """Local text to train the tiny tokenizer on: tool schemas, task descriptions, calls."""
     from swarm_envs import tool_schemas
-    from swarm_envs.task import get_task, registered
+    from swarm_envs.tasks import get_task, registered
 
     texts = [json.dumps(t) for t in tool_schemas()]
     for task_id in sorted(registered()):

@@ -113,7 +113,7 @@ class Args(RunArgs):
     @property
     def env_id(self) -> str:
         """The Gymnasium id of the task, e.g. `swarm/calc-v0`."""
-        from swarm_envs.task import get_task
+        from swarm_envs.tasks import get_task
 
         return gym_id(get_task(self.task))
 

@@ -41,7 +41,7 @@ from swarm_envs.core.schedule import TimeCapSchedule
 from swarm_envs.envs.menu import MenuConfig
 from swarm_envs.envs.registration import menu_gym_id
 from swarm_envs.error import ConfigError, Error, TrainingDiverged
-from swarm_envs.task import Task
+from swarm_envs.tasks import Task
 
 logger = logging.getLogger("swarm_envs")
 

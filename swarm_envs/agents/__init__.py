@@ -32,12 +32,16 @@ tokens it cost. A whole agent of your own, with its rollout:
     print(trajectory.collective_return, trajectory.end_reason)
 
 `LLMAgent` drives any OpenAI-compatible chat-completions server with the official
-`openai` SDK (`pip install 'swarm-envs[llm]'`).
+`openai` SDK (`pip install 'swarm-envs[llm]'`). Scripted agents with explicit coordination
+strategies (`swarm_envs.agents.scripted`: none, claim-on-channel, leader assigns) make the
+environment's dynamics visible without any model; the bench, the servers, the adapters
+and the trainers' comparisons use them.
 
 Layer: above the environments (`swarm_envs.envs`), whose public API the rollout runner
-drives; may import `swarm_envs.core` and `swarm_envs.error`. Owns the agent protocol
-(`protocol`), the rollout runner and its trajectories (`rollout`), the LLM agent (`llm`)
-and its conversation and context policy (`conversation`).
+drives; may import `swarm_envs.core`, `swarm_envs.generation` (the scripted agents'
+candidate fixes), `swarm_envs.tasks` and `swarm_envs.error`. Owns the agent protocol
+(`protocol`), the rollout runner and its trajectories (`rollout`), the LLM agent (`llm`),
+its conversation and context policy (`conversation`) and the scripted agents (`scripted`).
 """
 
 from __future__ import annotations

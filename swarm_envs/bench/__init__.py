@@ -13,8 +13,8 @@ or from Python:
 them, `measures` and `fit` turn progress curves into figures (pure functions), `plots`
 draws them and `report` writes the Markdown report and the JSON of every figure.
 
-Layer: the top, beside the checker harness: may import the baselines (scripted
-agents), the agents, the worker pool and everything below.
+Layer: the top, beside the checker harness: may import the agents (scripted ones among
+them), the worker pool and everything below.
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from swarm_envs.distributed import check_ray_address
 from swarm_envs.error import ConfigError, Error, close_matches, describe_invalid
-from swarm_envs.task import SUITES, Task, get_task, registered, resolve_tasks
+from swarm_envs.tasks import SUITES, Task, get_task, registered, resolve_tasks
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -88,7 +88,7 @@ class _AgentSpec(_Model):
 
 
 class ScriptedAgents(_AgentSpec):
-    """Scripted agents (`swarm_envs.baselines.scripted`): a strategy and a work model."""
+    """Scripted agents (`swarm_envs.agents.scripted`): a strategy and a work model."""
 
     kind: Literal["scripted"] = "scripted"
     strategy: Literal["none", "claim", "leader"] = "claim"
@@ -105,7 +105,7 @@ class ScriptedAgents(_AgentSpec):
 
     @model_validator(mode="after")
     def _context_holds_reply(self) -> ScriptedAgents:
-        from swarm_envs.baselines.scripted import REPLY_TOKENS
+        from swarm_envs.agents.scripted import REPLY_TOKENS
 
         if self.work_model == "conversation" and self.context_tokens <= REPLY_TOKENS:
             raise ValueError(

@@ -40,7 +40,7 @@ from swarm_envs.bench.config import (
 )
 from swarm_envs.core.outcome import Attribution
 from swarm_envs.distributed import WorkerPool
-from swarm_envs.task import Task, get_task
+from swarm_envs.tasks import Task, get_task
 
 logger = logging.getLogger("swarm_envs")
 
@@ -231,7 +231,7 @@ def _load(folder: str) -> Task:
 def make_agents(spec: AgentSpec, task: Task, n: int, seed: int) -> Sequence[Any] | dict[str, Any]:
     """The team of `n` agents a spec describes (in agent order, or by agent name)."""
     if isinstance(spec, ScriptedAgents):
-        from swarm_envs.baselines.scripted import make_team
+        from swarm_envs.agents.scripted import make_team
 
         return make_team(
             task,
@@ -260,7 +260,7 @@ def make_agents(spec: AgentSpec, task: Task, n: int, seed: int) -> Sequence[Any]
             max_retries=spec.max_retries,
         )
     if isinstance(spec, MCPAgents):
-        from swarm_envs.baselines.scripted import make_team
+        from swarm_envs.agents.scripted import make_team
         from swarm_envs.serve.mcp import slot_team
 
         slots = min(spec.slots or n, n)

@@ -5,7 +5,7 @@ Owns the episode, the only owner of the step (`episode`), what the forms share
 single-agent form (`gym_env`), the `ansi` dashboard (`render`) and the factory functions
 and Gymnasium ids (`registration`).
 
-May import: `swarm_envs.core`, `swarm_envs.task`, `swarm_envs.sandboxes`,
+May import: `swarm_envs.core`, `swarm_envs.tasks`, `swarm_envs.sandboxes`,
 `swarm_envs.scoring`, `swarm_envs.generation`, `swarm_envs.cache`, `swarm_envs.error`.
 Inside: `episode` below `render` below `facade` below the forms below `registration`.
 """

@@ -9,7 +9,7 @@ from pettingzoo import AECEnv
 from swarm_envs.core.outcome import AgentInfo
 from swarm_envs.envs.facade import AgentSpaces
 from swarm_envs.error import ResetNeeded
-from swarm_envs.task import Task
+from swarm_envs.tasks import Task
 
 
 class SwarmAECEnv(AgentSpaces, AECEnv[str, str, Any]):

@@ -54,7 +54,7 @@ from swarm_envs.error import ActionError, ClosedEnvironment, ResetNeeded, Scorin
 from swarm_envs.sandboxes import Sandbox, make_sandbox
 from swarm_envs.scoring import Scorer, TestReport, hidden_paths, make_scorer, select_tests
 from swarm_envs.scoring.lru import LRU
-from swarm_envs.task import Task, task_roots
+from swarm_envs.tasks import Task, task_roots
 
 logger = logging.getLogger("swarm_envs")
 # Fresh counts of starting states, by task, scorer, sandbox and snapshot (see `_true_start`).

@@ -21,7 +21,7 @@ from swarm_envs.envs.episode import Episode
 from swarm_envs.envs.render import dashboard
 from swarm_envs.error import ConfigError, Error
 from swarm_envs.generation.instances import TaskDistribution
-from swarm_envs.task import Task, get_task
+from swarm_envs.tasks import Task, get_task
 
 #: the keys `reset(options=...)` accepts
 RESET_OPTIONS = ("time_cap",)

@@ -10,7 +10,7 @@ from swarm_envs.core.outcome import AgentInfo
 from swarm_envs.core.spaces import UnicodeText
 from swarm_envs.envs.facade import SwarmBase
 from swarm_envs.error import ConfigError
-from swarm_envs.task import Task
+from swarm_envs.tasks import Task
 
 
 class SwarmGymEnv(SwarmBase, gymnasium.Env[str, Any]):

@@ -12,7 +12,7 @@ from swarm_envs.core.outcome import AgentInfo
 from swarm_envs.envs.facade import AgentSpaces
 from swarm_envs.envs.render import dashboard
 from swarm_envs.error import ConfigError, ResetNeeded
-from swarm_envs.task import Task
+from swarm_envs.tasks import Task
 
 logger = logging.getLogger("swarm_envs")
 

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import gymnasium
 
-from swarm_envs.task import Task, get_task, registered
-from swarm_envs.task import registry as _tasks
+from swarm_envs.tasks import Task, get_task, registered
+from swarm_envs.tasks import registry as _tasks
 
 if TYPE_CHECKING:
     from pettingzoo import AECEnv

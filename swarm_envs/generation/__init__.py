@@ -5,6 +5,6 @@ project into instances (`generators`), every unit's candidate implementations wi
 cache (`candidates`), task distributions that draw an instance per episode (`instances`),
 and validation that a task is fair and deterministic (`validation`).
 
-May import: `swarm_envs.task`, `swarm_envs.scoring`, `swarm_envs.sandboxes` (through
+May import: `swarm_envs.tasks`, `swarm_envs.scoring`, `swarm_envs.sandboxes` (through
 scoring's runner), `swarm_envs.cache`, `swarm_envs.error`. Nothing here knows an episode.
 """

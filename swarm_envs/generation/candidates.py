@@ -26,7 +26,7 @@ from swarm_envs import cache
 from swarm_envs.error import Error
 from swarm_envs.generation.generators import Candidate, candidates
 from swarm_envs.scoring.runner import ProjectRunner
-from swarm_envs.task import Task
+from swarm_envs.tasks import Task
 
 logger = logging.getLogger("swarm_envs")
 

@@ -1,6 +1,6 @@
 """Task generators: turn a complete project into task instances.
 
-Stub instances remove the implementation of K units (`swarm_envs.task.stubbing`); bug instances
+Stub instances remove the implementation of K units (`swarm_envs.tasks.stubbing`); bug instances
 inject K mutations that the units' tests detect. `candidates` gives menu mode the right
 implementation of a unit and a few wrong-but-plausible ones.
 """
@@ -22,8 +22,8 @@ from swarm_envs import cache
 from swarm_envs.core.pysource import parse
 from swarm_envs.error import InstanceError
 from swarm_envs.scoring.runner import ProjectRunner
-from swarm_envs.task import Task, Unit
-from swarm_envs.task.stubbing import StubError, body_start, definition_texts, stub_units, targets
+from swarm_envs.tasks import Task, Unit
+from swarm_envs.tasks.stubbing import StubError, body_start, definition_texts, stub_units, targets
 
 
 @dataclass(frozen=True)
@@ -304,7 +304,7 @@ def generate(
         dest: folder to write (default: a cache folder under the user's cache dir).
         runner: a `ProjectRunner` to reuse (bug instances run tests).
     """
-    from swarm_envs.task import register_task
+    from swarm_envs.tasks import register_task
 
     if kind not in ("stub", "bug"):
         raise InstanceError(f"kind={kind!r}: expected 'stub' or 'bug'")

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from swarm_envs.error import ConfigError, TaskError, describe_invalid
 from swarm_envs.generation import generators
-from swarm_envs.task import TASKS_ENV, Task, get_task
+from swarm_envs.tasks import TASKS_ENV, Task, get_task
 
 
 class InstanceSpec(BaseModel):

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from swarm_envs.generation.generators import disjoint_batches
 from swarm_envs.scoring import TestReport, select_tests
 from swarm_envs.scoring.runner import ProjectRunner, RunnerPool
-from swarm_envs.task import Task
-from swarm_envs.task.stubbing import stub_units
+from swarm_envs.tasks import Task
+from swarm_envs.tasks.stubbing import stub_units
 
 Progress = Callable[[str, int, int], None]
 

@@ -27,7 +27,7 @@ this adapter implements.
 Each group of `trained_agents` consecutive samples is one episode (seeds `seed`,
 `seed + 1`, ... in order): the episode's first `trained_agents` agents are played by the
 model being trained, the others (if any) by scripted teammates (`teammates`, see
-`swarm_envs.baselines.scripted`). A sample is one trained agent's whole episode:
+`swarm_envs.agents.scripted`). A sample is one trained agent's whole episode:
 
 - `prompt_ids`: its first observation under the tokenizer's chat template, with the tools
   of `swarm_envs.tool_schemas()`;
@@ -175,7 +175,7 @@ class SwarmRollout:
     def episode(self, trainer: Any) -> tuple[list[_Sample], float]:
         """One episode with the trainer's model; its trained agents' samples and its return."""
         import swarm_envs
-        from swarm_envs.baselines.scripted import make_team
+        from swarm_envs.agents.scripted import make_team
 
         if self._env is None:
             self._env = swarm_envs.parallel_env(

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from swarm_envs.core.pysource import parse
-from swarm_envs.task.stubbing import find_defs
+from swarm_envs.tasks.stubbing import find_defs
 
 _CONSTRUCTORS = ("__init__", "__post_init__", "__new__")
 

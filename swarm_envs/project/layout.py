@@ -11,7 +11,7 @@ memory, and says what it kept, moved and dropped, and why (`Note`s):
   old places (`from ..core import f`, `from pkg.tests.helpers import h`, `import test.common`)
   are rewritten to the new ones;
 - **pytest settings** (`pytest.toml`, `pytest.ini`, `pyproject.toml`, `tox.ini`, `setup.cfg`,
-  in pytest's order): those that cannot weaken scoring are kept (`swarm_envs.task.
+  in pytest's order): those that cannot weaken scoring are kept (`swarm_envs.tasks.
   PYTEST_SETTINGS`), `-W` options become warning filters, `--deselect` becomes the task's
   deselect list; doctests, plugins, selections and output options are dropped, each with
   its reason;
@@ -40,8 +40,8 @@ from packaging.requirements import Requirement
 from swarm_envs.core.pysource import parse
 from swarm_envs.error import ProjectError
 from swarm_envs.project.declared import Declared, read_declared, version_from_folder
-from swarm_envs.task import PLUGIN_SETTINGS, PYTEST_SETTINGS, STRICT_ADDOPTS
-from swarm_envs.task.stubbing import def_span
+from swarm_envs.tasks import PLUGIN_SETTINGS, PYTEST_SETTINGS, STRICT_ADDOPTS
+from swarm_envs.tasks.stubbing import def_span
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from swarm_envs.error import ProjectError
 from swarm_envs.sandboxes import SandboxLimits, make_sandbox
-from swarm_envs.task import Task, task_roots
+from swarm_envs.tasks import Task, task_roots
 
 _SCRIPT = Path(__file__).with_name("_profile_run.py")
 _DIR = ".make-task"

@@ -29,7 +29,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from swarm_envs.error import RequirementsError
 from swarm_envs.project.declared import Declared, is_tooling, normal
 from swarm_envs.project.layout import Note
-from swarm_envs.task.environment import pip
+from swarm_envs.tasks.environment import pip
 
 _WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(-\d[^-]*)?-[^-]+-[^-]+-[^-]+\.whl$")
 #: the scorer's own pytest and what it needs: never installed into a task's environment

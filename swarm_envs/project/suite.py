@@ -19,7 +19,7 @@ Every project's outcome is a JSON file of the suite's folder, written when it en
 run resumes, skipping what is done (`--retry` tries failed projects again). One line per
 project says valid or why not; failures are grouped by cause at the end, with a summary
 table. Valid tasks are written with the suite's name (`real-plus` by default) and found by
-every later process (`swarm_envs.task.registered`): `swarm-envs bench --tasks real-plus`.
+every later process (`swarm_envs.tasks.registered`): `swarm-envs bench --tasks real-plus`.
 """
 
 from __future__ import annotations
@@ -301,7 +301,7 @@ def build_one(
         and Path(prev.task).is_dir()
     ):
         # Valid already: only the instances asked for now are missing.
-        from swarm_envs.task import Task
+        from swarm_envs.tasks import Task
 
         prev.instances, prev.instance_problems = {}, {}
         t = time.perf_counter()
@@ -316,7 +316,7 @@ def build_one(
         if dest.exists():
             shutil.rmtree(dest)
         name = entry.task_name
-        from swarm_envs.task import bundled_task
+        from swarm_envs.tasks import bundled_task
 
         if bundled_task(name) is not None:
             name = f"{name}_plus"
@@ -386,7 +386,7 @@ def _reject(dest: Path, folder: Path) -> str | None:
 def _instances(task: object, kind: str, count: int, k: int, into: Path, out: Outcome) -> None:
     from swarm_envs.generation.generators import generate
     from swarm_envs.generation.validation import validate
-    from swarm_envs.task import Task
+    from swarm_envs.tasks import Task
 
     assert isinstance(task, Task)
     k = min(k, len(task.units))

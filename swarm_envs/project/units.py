@@ -24,7 +24,7 @@ from swarm_envs.project.layout import Note
 from swarm_envs.project.profile import ReferenceProfile
 from swarm_envs.scoring import TestReport
 from swarm_envs.scoring.runner import ProjectRunner, RunnerPool
-from swarm_envs.task.stubbing import (
+from swarm_envs.tasks.stubbing import (
     StubError,
     def_span,
     implementation,

@@ -56,7 +56,7 @@ cache), `channel` (starting the worker and reading its records), `base`, `subpro
 reporter, fork server).
 
 Layer: above `swarm_envs.sandboxes` (used through the `Sandbox` interface only) and
-`swarm_envs.task`; below everything that makes instances or runs episodes. The worker
+`swarm_envs.tasks`; below everything that makes instances or runs episodes. The worker
 (`scoring.worker`) imports the standard library and pytest only: it runs inside the
 sandbox.
 """
@@ -65,7 +65,7 @@ from __future__ import annotations
 
 from swarm_envs.error import ConfigError
 from swarm_envs.sandboxes.base import Sandbox
-from swarm_envs.task import Task
+from swarm_envs.tasks import Task
 
 from .base import Scorer
 from .collection import Collection, collect_test_ids

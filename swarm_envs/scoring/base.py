@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from swarm_envs.error import ActionError, SandboxError, ScoringError
 from swarm_envs.sandboxes.base import Sandbox
-from swarm_envs.task import Task
+from swarm_envs.tasks import Task
 
 from . import canary
 from .collection import Collection, collect_test_ids

@@ -11,7 +11,7 @@ import time
 from functools import cache
 
 from swarm_envs.sandboxes.base import Sandbox, ScoringHost, WorkerHandle
-from swarm_envs.task import Task
+from swarm_envs.tasks import Task
 
 from .worker.protocol import Deframer
 

@@ -12,7 +12,7 @@ from typing import TypeAlias
 
 from swarm_envs.error import SandboxError, ScoringError
 from swarm_envs.sandboxes.base import Sandbox
-from swarm_envs.task import HELD_OUT_DIR, Task, task_roots
+from swarm_envs.tasks import HELD_OUT_DIR, Task, task_roots
 
 from .channel import install_worker, run_once
 from .disk import DiskCache, hidden_paths, key, task_key, where

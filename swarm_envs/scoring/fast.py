@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from swarm_envs.error import SandboxError, ScoringError
 from swarm_envs.sandboxes.base import Sandbox, WorkerHandle
-from swarm_envs.task import Task
+from swarm_envs.tasks import Task
 
 from .base import Scorer
 from .channel import Channel, ini_path, install_worker, limits_for_children, send, worker_argv

@@ -15,7 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
 from swarm_envs.sandboxes import make_sandbox
-from swarm_envs.task import Task, task_roots
+from swarm_envs.tasks import Task, task_roots
 
 from . import make_scorer
 from .base import Scorer

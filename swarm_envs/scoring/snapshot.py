@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from swarm_envs.error import ScoringError
-from swarm_envs.task import Task
+from swarm_envs.tasks import Task
 
 from .lru import LRU
 

@@ -8,7 +8,7 @@ import time
 
 from swarm_envs.error import ScoringError
 from swarm_envs.sandboxes.base import Sandbox
-from swarm_envs.task import Task
+from swarm_envs.tasks import Task
 
 from .base import Scorer
 from .channel import install_worker, limits_for_children, run_once

@@ -376,13 +376,13 @@ def serve_slots(
     """Run `episodes` episodes whose last `slots` agents are MCP slots; returns trajectories.
 
     The first `num_agents - slots` agents are scripted teammates with the strategy
-    `teammates` (`swarm_envs.baselines.scripted`).
+    `teammates` (`swarm_envs.agents.scripted`).
 
     Raises:
         ConfigError: more slots than agents, or what the environment refuses.
     """
     from swarm_envs import parallel_env, rollout
-    from swarm_envs.baselines.scripted import make_team
+    from swarm_envs.agents.scripted import make_team
 
     config = dict(config or {})
     seed = config.get("seed") or 0

@@ -41,7 +41,7 @@ from swarm_envs.core.config import EnvConfig
 from swarm_envs.error import ConfigError, SessionError
 from swarm_envs.serve.http import TOKEN_ENV, Gate, is_loopback
 from swarm_envs.serve.models import SwarmAction, SwarmObservation, SwarmState
-from swarm_envs.task import get_task
+from swarm_envs.tasks import get_task
 
 logger = logging.getLogger("swarm_envs")
 

@@ -13,7 +13,7 @@ import pytest
 
 from swarm_envs.sandboxes import make_sandbox
 from swarm_envs.scoring import make_scorer
-from swarm_envs.task import Task
+from swarm_envs.tasks import Task
 
 from .project import write_task
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from swarm_envs.task import Task
+from swarm_envs.tasks import Task
 
 # A two-module package whose modules are independent, so that an edit to one of them can
 # only affect one test file.

@@ -10,7 +10,7 @@ import pytest
 import swarm_envs
 from swarm_envs.error import ManifestError
 from swarm_envs.scoring import collect_test_ids, make_scorer
-from swarm_envs.task import Task
+from swarm_envs.tasks import Task
 
 from .project import OPS_IDS, SOLUTION, TEXT_IDS, put, write_task
 

@@ -1,4 +1,4 @@
-"""The red team's catalogue (swarm_envs.test.redteam) through `env.step`, judged on the host.
+"""The red team's catalogue (redteam_catalogue, beside this module) through `env.step`, judged on the host.
 
 One attack of each class, against both scorers. Each asserts what the attack earned, the
 finding kinds the guard reported (exactly: an attack that must not be flagged has none,
@@ -12,16 +12,17 @@ runs in the slow suite and in benchmarks/redteam.py.
 from __future__ import annotations
 
 import json
+import pathlib
 
 import pytest
 
-from swarm_envs.test.redteam import ATTACKS, BY_NAME, HostState, control, play
-
+from .redteam_catalogue import ATTACKS, BY_NAME, HostState, control, play
 from .venv_copy import harness_venv, run_in
 
 PLAY = (
     "import json, sys\n"
-    "from swarm_envs.test.redteam import BY_NAME, play\n"
+    f"sys.path.insert(0, {str(pathlib.Path(__file__).parent)!r})\n"
+    "from redteam_catalogue import BY_NAME, play\n"
     "print(json.dumps(play(BY_NAME[sys.argv[1]], sys.argv[2])))\n"
 )
 

@@ -8,7 +8,7 @@ from mcp import Client
 from serve_support import cli, free_port, listening, poll, stop
 
 import swarm_envs
-from swarm_envs.baselines.scripted import make_team
+from swarm_envs.agents.scripted import make_team
 from swarm_envs.serve.mcp import OBSERVATION_URI, USAGE_META, Slot, SlotServer
 
 pytestmark = pytest.mark.timeout(240)

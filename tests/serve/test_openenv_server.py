@@ -19,7 +19,7 @@ from serve_support import ROOT, START_S, app_server, cli, free_port, listening, 
 from websockets.sync.client import connect
 
 import swarm_envs
-from swarm_envs.baselines.scripted import make_team
+from swarm_envs.agents.scripted import make_team
 from swarm_envs.error import ConfigError, SessionError
 from swarm_envs.serve import SwarmAction, SwarmEnvClient, build_app
 from swarm_envs.serve.server import serve

@@ -23,7 +23,7 @@ metric), `parallel`, `aec` and `gym_env` (the three API forms).
 
 Layer: inside `swarm_envs.envs`, above the text forms it wraps and below registration;
 may import the text env's public API, `swarm_envs.generation` (candidates),
-`swarm_envs.scoring` (test selection), `swarm_envs.task` and `swarm_envs.core`.
+`swarm_envs.scoring` (test selection), `swarm_envs.tasks` and `swarm_envs.core`.
 """
 
 from swarm_envs.envs.menu.aec import menu_aec_env

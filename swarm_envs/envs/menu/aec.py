@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from swarm_envs.envs.menu.parallel import MenuParallelEnv
-from swarm_envs.task import Task
+from swarm_envs.tasks import Task
 
 
 def menu_aec_env(task: str | Task = "calc", num_agents: int = 4, **config: Any):

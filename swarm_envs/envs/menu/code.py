@@ -1,7 +1,7 @@
 """Reading a unit's code: the body of each function of a unit, from the source text.
 
 `bodies(source, symbol)` finds the function(s) of a unit with the task's stubbing
-rules (`swarm_envs.task.stubbing`) and returns their line spans; `UnitView` is what the
+rules (`swarm_envs.tasks.stubbing`) and returns their line spans; `UnitView` is what the
 workspace holds for one unit now. Parsing is cached by source text.
 """
 
@@ -11,8 +11,8 @@ import functools
 from dataclasses import dataclass, field
 
 from swarm_envs.core.pysource import parse
-from swarm_envs.task.stubbing import body_span, find_symbol
-from swarm_envs.task.stubbing import functions_of as _functions_of
+from swarm_envs.tasks.stubbing import body_span, find_symbol
+from swarm_envs.tasks.stubbing import functions_of as _functions_of
 
 
 @functools.lru_cache(maxsize=512)

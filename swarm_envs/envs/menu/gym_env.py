@@ -9,7 +9,7 @@ import numpy as np
 
 from swarm_envs.envs.menu.parallel import MenuParallelEnv
 from swarm_envs.error import ConfigError, ResetNeeded
-from swarm_envs.task import Task
+from swarm_envs.tasks import Task
 
 
 class MenuGymEnv(gymnasium.Env):

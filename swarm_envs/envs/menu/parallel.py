@@ -30,7 +30,7 @@ from swarm_envs.error import ActionError, ConfigError, ResetNeeded
 from swarm_envs.generation.candidates import task_candidates
 from swarm_envs.generation.generators import Candidate
 from swarm_envs.scoring import select_tests
-from swarm_envs.task import Task, get_task
+from swarm_envs.tasks import Task, get_task
 
 logger = logging.getLogger("swarm_envs")
 
