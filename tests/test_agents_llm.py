@@ -290,7 +290,7 @@ def test_conversation_gives_ids_to_calls_without_one():
 
 
 def readme_example():
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    readme = (Path(__file__).parents[1] / "docs" / "agents.md").read_text()
     return readme.split("A whole agent of your own:\n\n```python\n", 1)[1].split("```")[0]
 
 
