@@ -42,16 +42,25 @@ def one(n: int, task: str, strategy: str, seed: int, time_cap: float) -> dict:
     """One episode of `n` scripted agents, in this process."""
     import swarm_envs
     from swarm_envs.agents.scripted import make_team
+    from swarm_envs.scoring import make_scorer
 
-    env = swarm_envs.parallel_env(task, num_agents=n, time_cap_s=time_cap)
-    ep = env.episode
-    score, scorings = ep._score, [0]
+    scorings = [0]
 
-    def counted():  # instrumentation: how often the whole workspace is scored
-        scorings[0] += 1
-        return score()
+    def counting_scorer(*args, **kwargs):  # instrumentation: the real scorer, counted
+        scorer = make_scorer(*args, **kwargs)
+        evaluate = scorer.evaluate
 
-    ep._score = counted  # type: ignore[method-assign]
+        def counted(selection=None, **options):  # how often the whole workspace is scored
+            if selection is None and options.get("held_out") and not options.get("fresh"):
+                scorings[0] += 1
+            return evaluate(selection, **options)
+
+        scorer.evaluate = counted  # type: ignore[method-assign]
+        return scorer
+
+    env = swarm_envs.parallel_env(
+        task, num_agents=n, time_cap_s=time_cap, scorer_factory=counting_scorer
+    )
     env.reset(seed=seed)  # warm: the task's tests collected, the start scored
     team = make_team(env.task, n, strategy, seed=seed)
     base = _rss_mib()

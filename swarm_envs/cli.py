@@ -105,7 +105,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     t0 = time.perf_counter()
     obs, infos = env.reset(seed=args.seed)
-    ep = env.episode
+    view = env.view()
     total_reward = 0.0
     steps = actions = 0
     with Progress(
@@ -117,30 +117,34 @@ def cmd_run(args: argparse.Namespace) -> int:
         console=console,
         disable=args.quiet,
     ) as progress:
-        bar = progress.add_task(env.task.id, total=ep.tests_total, completed=ep.passed, t=0.0)
+        bar = progress.add_task(
+            env.task.id, total=view.tests_total, completed=view.tests_passed, t=0.0
+        )
         while env.agents:
             acts = {a: team[a].act(obs[a], infos[a]) for a in env.agents if infos[a]["ready"]}
             actions += len(acts)
             obs, rewards, term, trunc, infos = env.step(acts)
             steps += 1
             total_reward += next(iter(rewards.values()), 0.0)
-            progress.update(bar, completed=ep.passed, t=ep.now)
+            view = env.view()
+            progress.update(bar, completed=view.tests_passed, t=view.time)
             if args.dashboard and steps % args.dashboard == 0:
                 # Plain text: rich would read the bars' "[###...]" as markup.
                 progress.console.print(Text(env.render() or ""))
     wall = time.perf_counter() - t0
-    end = f"{ep.ended} ({ep.end_reason})"
+    view = env.view()
+    end = f"{view.end} ({view.end_reason})"
     table = Table(title=f"{env.task.id}: {args.agents} agents, strategy {args.strategy!r}")
     table.add_column("measure")
     table.add_column("value", justify="right")
     for k, v in [
-        ("tests passing", f"{ep.passed} / {ep.tests_total}"),
+        ("tests passing", f"{view.tests_passed} / {view.tests_total}"),
         ("episode return (per agent)", f"{total_reward:g}"),
-        ("virtual time", f"{ep.now:.1f} s of {ep.time_cap:g} s"),
+        ("virtual time", f"{view.time:.1f} s of {view.time_cap:g} s"),
         ("ended", end),
         ("steps / actions", f"{steps} / {actions}"),
-        ("messages sent", str(ep.post.sent)),
-        ("tokens (all agents)", str(ep.tokens)),
+        ("messages sent", str(view.messages_sent)),
+        ("tokens (all agents)", str(view.tokens)),
         ("wall time", f"{wall:.2f} s"),
     ]:
         table.add_row(k, v)

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from support.helpers import TOKEN, act, call, expect_error
+from support.helpers import TOKEN, KeptScorers, act, call, expect_error
 
 import swarm_envs
 from swarm_envs.core.actions import ToolCall, estimate_tokens, parse_action, tool_schemas
@@ -95,10 +95,25 @@ def test_token_estimate():
 
 def test_a_write_tool_marks_the_workspace_for_scoring_and_a_read_does_not(make_env):
     assert {n for n, t in TOOLS.items() if t.writes} == {"write_file", "edit_file", "run_command"}
-    env = make_env("calc", num_agents=1)
+    runs = []  # the scorer's evaluations of the whole workspace (the per-step count)
+
+    def count(scorer):
+        evaluate = scorer.evaluate
+
+        def spy(selection=None, **kwargs):
+            if selection is None and kwargs.get("held_out") and not kwargs.get("fresh"):
+                runs.append(1)
+            return evaluate(selection, **kwargs)
+
+        scorer.evaluate = spy
+
+    env = make_env("calc", num_agents=1, scorer_factory=KeptScorers(on_make=count))
     env.reset(seed=0)
+    started = len(runs)  # the starting state's count
     env.step({"agent_0": call("read_file", tokens=1, path="calc/core.py")})
-    assert not env.episode.dirty
+    assert len(runs) == started  # nothing to rescore
+    env.step({"agent_0": call("write_file", tokens=1, path="notes.txt", content="x")})
+    assert len(runs) == started + 1
 
 
 def test_tools_are_exported_at_the_top_level():

@@ -107,7 +107,7 @@ def test_several_tool_calls_in_one_message_are_an_error_and_change_nothing(serve
     message = chat(server, client, two).choices[0].message
     obs, info = step(solo, message)
     assert "2 tool calls" in info["error"] and "one tool call per action" in info["error"]
-    assert not (solo.episode.sandbox.root / "a.txt").exists()
+    assert not (solo.view().workspace_root / "a.txt").exists()
     assert info["time"] > 0  # it cost its thinking time
 
 
@@ -281,7 +281,7 @@ def test_action_wrapper_usage_wins_over_usage_in_its_text(solo):
 
 
 def test_unreported_input_tokens_are_estimated_from_the_observations(solo):
-    intro = solo.episode.agents[0].obs
+    intro = solo.reset(seed=0)[0]["agent_0"]
     _, info = step(solo, {**LIST, "usage": {"output_tokens": 40}})
     assert info["tokens"] == 40 + (len(intro) + 3) // 4
 

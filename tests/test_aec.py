@@ -83,7 +83,7 @@ def test_aec_order_follows_completion_times():
     durations = {"agent_0": 9, "agent_1": 2, "agent_2": 5}
     for _ in range(6):
         agent = env.agent_selection
-        order.append((agent, env.episode.now))
+        order.append((agent, env.view().time))
         tokens = durations[agent]
         env.step(call("wait", tokens=tokens, seconds=0.5))
     # All start at t=0 in index order; then whoever completes first acts next.

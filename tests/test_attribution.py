@@ -43,7 +43,7 @@ def test_each_change_names_the_agent_and_file_that_preceded_it(make_env):
     second = seen[1]
     assert of(second["gained"], MEAN_TESTS) and len(second["gained"]) == 2
     assert [a["agent"] for a in second["actions"]] == ["agent_1"]
-    assert env.episode.attribution == seen  # the whole episode's, in order
+    assert list(env.view().attribution) == seen  # the whole episode's, in order
 
 
 def test_a_loss_is_attributed_to_the_agent_that_caused_it(make_env):
@@ -55,7 +55,7 @@ def test_a_loss_is_attributed_to_the_agent_that_caused_it(make_env):
     broken = call("write_file", tokens=1, path=NUMBERS, content=STUB_GCD + MEAN)
     _, rewards, _, _, _ = env.step({"agent_1": broken})
     assert rewards["agent_0"] == rewards["agent_1"] == 0.0  # 2 gained, 2 lost
-    last = env.episode.attribution[-1]
+    last = env.view().attribution[-1]
     assert last["t"] == 5.0
     assert of(last["gained"], MEAN_TESTS) and of(last["lost"], GCD_TESTS)
     assert [(a["agent"], a["tool"]) for a in last["actions"]] == [("agent_1", "write_file")]
@@ -65,7 +65,7 @@ def test_round_mode_credits_everyone_applied_in_the_round(make_env):
     env = make_env("calc", num_agents=2, sync="round")
     env.reset(seed=0)
     _, _, _, _, infos = env.step({"agent_0": edit("gcd", 1), "agent_1": edit("mean", 1)})
-    (record,) = env.episode.attribution
+    (record,) = env.view().attribution
     assert len(record["gained"]) == 4
     assert [a["agent"] for a in record["actions"]] == ["agent_0", "agent_1"]
     assert infos["agent_0"]["attribution"] == infos["agent_1"]["attribution"] == [record]
@@ -85,8 +85,8 @@ def test_only_applied_writes_count_and_a_command_has_no_files(make_env):
     ]:
         _, _, _, _, infos = env.step({"agent_0": action})
         assert infos["agent_0"]["ready"] and infos["agent_0"]["attribution"] == []
-    assert env.episode.attribution == []
-    t = env.episode.now
+    assert env.view().attribution == ()
+    t = env.view().time
     cmd = call("run_command", tokens=1, command=f"cp impl.py {NUMBERS}")
     _, _, _, _, infos = env.step({"agent_0": cmd})
     (record,) = infos["agent_0"]["attribution"]
@@ -104,5 +104,5 @@ def test_the_recording_keeps_every_attribution(make_env, tmp_path):
     env.step({"agent_0": call("done", tokens=1)})
     env.close()
     events = [e for e in read_events(path) if isinstance(e, AttributionEvent)]
-    assert [e.model_dump(exclude={"type"}) for e in events] == env.episode.attribution
+    assert [e.model_dump(exclude={"type"}) for e in events] == list(env.view().attribution)
     assert [e.actions[0].agent for e in events] == ["agent_0", "agent_1"]

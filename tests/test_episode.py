@@ -10,6 +10,7 @@ from support.helpers import GCD, MEAN, SIMPLE_TIME, STUB_GCD, STUB_MEAN, TOKEN, 
 
 import swarm_envs
 from swarm_envs import checker as harness
+from swarm_envs.core import observation
 from swarm_envs.core.config import EnvConfig
 from swarm_envs.core.outcome import END_KIND, EndReason, StepOutcome
 from swarm_envs.envs.episode import Episode
@@ -42,7 +43,7 @@ def form(env):
 def time_left(env, info=None):
     if form(env) == "gym":
         return info["time_left"]
-    return env.unwrapped.episode.agents[0].info["time_left"]
+    return env.unwrapped.view().time_left  # every agent observed at the reset's time
 
 
 # --------------------------------------------------------------- state and step
@@ -212,7 +213,7 @@ def test_infinite_time_cap_is_accepted_in_config_reset_and_set_time_cap(make_env
     # Everyone waits for a message nobody sends: under no cap, nothing can ever happen.
     _, _, _, trunc, infos = env.step({a: call("wait", tokens=1) for a in env.agents})
     assert all(trunc.values()) and infos["agent_0"]["truncation"] == "stalled"
-    assert math.isfinite(env.episode.now)  # the clock never jumps to infinity
+    assert math.isfinite(env.view().time)  # the clock never jumps to infinity
 
 
 @pytest.mark.parametrize("bad", [0, -3, math.nan, "60", True, None])
@@ -323,7 +324,12 @@ def test_observation_is_capped_with_a_marker_and_keeps_status_and_messages(make_
     assert len(o) <= 600
     assert "truncated" in o and "line 0 " in o
     assert "ping" in o and infos["agent_0"]["messages"][0]["text"] == "ping"
-    assert o.endswith(env.episode.status_line(env.episode.agents[0]))
+    v = env.view()
+    team = observation.team(v.agents, "agent_0")
+    status = observation.status_line(
+        v.time, v.time_cap, v.tests_passed, v.tests_total, "agent_0", team
+    )
+    assert o.endswith(status)
     assert env.observation_space("agent_0").contains(o)
 
 
@@ -331,11 +337,11 @@ def test_ignored_busy_action_costs_no_tokens(make_env):
     env = make_env("calc", num_agents=2)
     env.reset(seed=0)
     env.step({"agent_0": call("list_files", tokens=1), "agent_1": call("list_files", tokens=5)})
-    tokens = env.episode.tokens
+    tokens = env.view().tokens
     _, _, _, _, infos = env.step(
         {"agent_0": call("list_files", tokens=1), "agent_1": call("list_files", tokens=99)}
     )
-    assert env.episode.tokens == tokens + TOKEN
+    assert env.view().tokens == tokens + TOKEN
     assert infos["agent_1"]["error"] is None
 
 

@@ -1,13 +1,13 @@
 """How episodes end, including when the scorer itself fails."""
 
 import pytest
-from support.helpers import call
+from support.helpers import KeptScorers, call
 
 
 def test_all_tests_pass_terminates(make_env):
     env = make_env("calc", num_agents=1)
     env.reset(seed=0)
-    files = env.episode.task.solution_files()
+    files = env.task.solution_files()
     total = 0.0
     for path in ("calc/core.py", "calc/numbers.py"):
         _, rew, term, trunc, infos = env.step(
@@ -20,9 +20,10 @@ def test_all_tests_pass_terminates(make_env):
 
 
 def test_scorer_failure_is_no_verdict_not_zero(make_env):
-    env = make_env("calc", num_agents=1, max_scorer_failures=3)
+    scorers = KeptScorers()
+    env = make_env("calc", num_agents=1, max_scorer_failures=3, scorer_factory=scorers)
     env.reset(seed=0)
-    files = env.episode.task.solution_files()
+    files = env.task.solution_files()
     _, rew, *_ = env.step(
         {
             "agent_0": call(
@@ -34,7 +35,7 @@ def test_scorer_failure_is_no_verdict_not_zero(make_env):
         }
     )
     assert rew["agent_0"] == 4
-    env.episode.scorer.close()  # the scorer dies: every evaluation now has no verdict
+    scorers.last.close()  # the scorer dies: every evaluation now has no verdict
     for k in range(3):
         _, rew, term, trunc, infos = env.step(
             {"agent_0": call("write_file", tokens=1, path="notes.txt", content=str(k))}
@@ -46,26 +47,20 @@ def test_scorer_failure_is_no_verdict_not_zero(make_env):
     assert not term["agent_0"]
 
 
-def test_the_scorers_reason_is_in_infos_and_in_the_reset_error(make_env, monkeypatch):
-    from swarm_envs.envs import episode as episode_module
+def test_the_scorers_reason_is_in_infos_and_in_the_reset_error(make_env):
     from swarm_envs.error import ScoringError
 
-    env = make_env("calc", num_agents=1)
+    closing = []  # once it holds True, each new scorer is closed before its first count
+    scorers = KeptScorers(on_make=lambda scorer: scorer.close() if closing else None)
+    env = make_env("calc", num_agents=1, scorer_factory=scorers)
     env.reset(seed=0)
-    env.episode.scorer.close()
+    scorers.last.close()
     _, _, _, _, infos = env.step(
         {"agent_0": call("write_file", tokens=1, path="n.txt", content="")}
     )
     assert infos["agent_0"]["verdict"] == "no_verdict"
     assert infos["agent_0"]["verdict_error"] == "the scorer is closed"
 
-    real = episode_module.make_scorer
-
-    def closed_scorer(*args, **kwargs):  # a real scorer that can give no verdict
-        scorer = real(*args, **kwargs)
-        scorer.close()
-        return scorer
-
-    monkeypatch.setattr(episode_module, "make_scorer", closed_scorer)
+    closing.append(True)  # a real scorer that can give no verdict
     with pytest.raises(ScoringError, match="starting state of calc-v0: the scorer is closed"):
         env.reset(seed=0)

@@ -21,9 +21,9 @@ def test_every_agent_gets_episode_statistics_when_the_episode_ends(make_env):
     assert "episode" not in infos["agent_0"]  # only at the end
     while env.agents:
         _, _, _, _, infos = env.step({a: call("done") for a in env.ready_agents})
-    ep = env.episode
-    assert infos["agent_0"]["episode"] == {"r": 2.0, "l": 2, "t": ep.now}
-    assert infos["agent_1"]["episode"] == {"r": 2.0, "l": 2, "t": ep.now}
+    now = env.view().time
+    assert infos["agent_0"]["episode"] == {"r": 2.0, "l": 2, "t": now}
+    assert infos["agent_1"]["episode"] == {"r": 2.0, "l": 2, "t": now}
 
 
 def test_cleanrl_style_logging_reads_them_from_a_gymnasium_vector_env():

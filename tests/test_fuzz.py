@@ -5,6 +5,7 @@ import os
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.helpers import KeptScorers
 
 import swarm_envs
 
@@ -49,13 +50,16 @@ actions = st.one_of(
 )
 
 ENV = None
+SCORERS = KeptScorers()
 
 
 def _env():
     global ENV
     if ENV is None:
         # run_command is costed out: the fuzzer explores parsing and file tools.
-        ENV = swarm_envs.parallel_env("calc", num_agents=2, time_cap_s=1e9, scorer="fast")
+        ENV = swarm_envs.parallel_env(
+            "calc", num_agents=2, time_cap_s=1e9, scorer="fast", scorer_factory=SCORERS
+        )
     return ENV
 
 
@@ -74,10 +78,9 @@ def _tree(root):
 def test_env_never_raises_and_workspace_stays_consistent(batch):
     env = _env()
     env.reset(seed=0)
-    ep = env.episode
+    root = env.view().workspace_root
     protected_before = {
-        rel: p.read_bytes()
-        for rel, p in ((r, ep.sandbox.root / r) for r, _ in ep.task.test_files())
+        rel: p.read_bytes() for rel, p in ((r, root / r) for r, _ in env.task.test_files())
     }
     for action in batch:
         if isinstance(action, dict) and action.get("name") == "run_command":
@@ -94,8 +97,8 @@ def test_env_never_raises_and_workspace_stays_consistent(batch):
             break
     # Canonical tests are untouched; every file is still inside the workspace.
     for rel, data in protected_before.items():
-        assert (ep.sandbox.root / rel).read_bytes() == data
-    tree = _tree(ep.sandbox.root)
+        assert (root / rel).read_bytes() == data
+    tree = _tree(root)
     assert all(not rel.startswith("..") for rel in tree)
     # The score the env reports is what an independent evaluation finds.
-    assert ep.passed == ep.scorer.evaluate().passed
+    assert env.view().tests_passed == SCORERS.last.evaluate().passed

@@ -17,11 +17,11 @@ def solve(task, num_agents=2, strategy="claim"):
     env = swarm_envs.parallel_env(task, num_agents=num_agents, time_cap_s=3600)
     team = make_team(env.task, num_agents, strategy, seed=0)
     obs, infos = env.reset(seed=0)
-    start = env.episode.passed
+    start = env.view().tests_passed
     while env.agents:
         acts = {a: team[a].act(obs[a], infos[a]) for a in env.agents if infos[a]["ready"]}
         obs, _, _, _, infos = env.step(acts)
-    result = (start, env.episode.passed, env.episode.tests_total, env.episode.ended)
+    result = (start, env.view().tests_passed, env.view().tests_total, env.view().end)
     env.close()
     return result
 

@@ -129,7 +129,7 @@ def test_unseeded_resets_continue_the_seeded_stream(make_env):
 
     def after(seed):
         env.reset(seed=seed)
-        return [(env.reset()[1]["agent_0"]["task"], env.episode.seed) for _ in range(2)]
+        return [(env.reset()[1]["agent_0"]["task"], env.view().seed) for _ in range(2)]
 
     first = after(1)
     assert after(1) == first and after(2) != first

@@ -9,7 +9,7 @@ import math
 
 import gymnasium
 import pytest
-from support.helpers import SIMPLE_TIME, call, step_one
+from support.helpers import SIMPLE_TIME, KeptScorers, call, step_one
 
 import swarm_envs
 from swarm_envs.agents.scripted import make_team
@@ -80,7 +80,8 @@ def test_the_final_recount_corrects_the_tests_part_and_keeps_the_penalty(make_en
     # A forged cache entry (as in test_final_recount) says calc's gcd tests pass; the
     # fresh final count takes that credit back, and the penalty stays as it was paid.
     penalty = 0.1
-    env = make_env("calc", num_agents=1, latency_penalty_per_s=penalty)
+    scorers = KeptScorers()
+    env = make_env("calc", num_agents=1, latency_penalty_per_s=penalty, scorer_factory=scorers)
     _, infos = env.reset(seed=0)
     start = infos["agent_0"]["tests_passed"]
 
@@ -88,7 +89,7 @@ def test_the_final_recount_corrects_the_tests_part_and_keeps_the_penalty(make_en
         return call("write_file", tokens=1, path="notes.py", content=f"X = {n}\n")
 
     step_one(env, write(1))  # the starting state's cache entries are made
-    lock, entries = shared_entries(env.unwrapped.episode.scorer.collection)
+    lock, entries = shared_entries(scorers.last.collection)
     try:
         with lock:
             for per_file in entries.values():
@@ -100,7 +101,7 @@ def test_the_final_recount_corrects_the_tests_part_and_keeps_the_penalty(make_en
         with lock:
             entries.clear()  # no other test may see them
     info = infos["agent_0"]
-    assert forged > 0 and env.unwrapped.episode.recount is not None  # it was corrected
+    assert forged > 0 and env.view().recount is not None  # it was corrected
     assert last["agent_0"] < -forged  # the credit taken back, and the last step's penalty
     assert info["tests_passed"] == start and info["time"] >= 5
     assert info["episode"]["r"] == pytest.approx((start - start) - penalty * info["time"])

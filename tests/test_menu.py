@@ -176,8 +176,8 @@ def test_pickles_as_its_recipe(make_menu):
     try:
         assert copy.menu == env.menu and copy.possible_agents == env.possible_agents
         obs2, infos2 = copy.reset(seed=5)
-        assert copy.episode.time_cap == 42.0
-        assert copy.episode.workspace.root != env.episode.workspace.root
+        assert copy.view().time_cap == 42.0
+        assert copy.view().workspace_root != env.view().workspace_root
         np.testing.assert_array_equal(obs2["agent_0"]["observation"], obs["agent_0"]["observation"])
     finally:
         copy.close()
@@ -226,7 +226,7 @@ def test_apply_right_candidate_implements_the_unit_and_pays_its_cost(make_menu):
     assert info["time"] == pytest.approx((100 + (len(new) + 3) // 4) * 0.01 + 1.0)
     r = rows(obs["agent_0"])
     assert r[u].tolist() == [0, 1, 0, 0, 0, 1]  # implemented, passing, my current unit
-    source = (env.episode.workspace.root / path).read_text()
+    source = (env.view().workspace_root / path).read_text()
     assert new in source and old not in source
     # The candidate in place cannot be applied again; the others can.
     assert not obs["agent_0"]["action_mask"][move]
@@ -316,7 +316,7 @@ def test_a_second_agent_on_a_unit_is_duplicated_work(make_menu):
 def test_masked_and_malformed_moves_are_errors_that_cost_thinking_time(make_menu):
     env = make_menu("calc", num_agents=1, max_units=8)
     env.reset(seed=0)
-    root = env.episode.workspace.root
+    root = env.view().workspace_root
     before = {p: p.read_bytes() for p in root.rglob("*.py")}
     obs, _, _, _, infos = env.step({"agent_0": env.layout.claim(6)})  # an empty slot
     assert "empty unit slot 6" in infos["agent_0"]["move_error"]
@@ -374,11 +374,11 @@ def test_time_cap_is_sticky_and_reset_option_overrides_it(make_menu):
     env = make_menu("calc", num_agents=1)
     env.set_time_cap(7.0)
     env.reset(seed=0)
-    assert env.episode.time_cap == 7.0
+    assert env.view().time_cap == 7.0
     env.reset(seed=0, options={"time_cap": 3.0})
-    assert env.episode.time_cap == 3.0
+    assert env.view().time_cap == 3.0
     env.reset(seed=0)
-    assert env.episode.time_cap == 7.0
+    assert env.view().time_cap == 7.0
     obs, _, _, trunc, infos = env.step({"agent_0": env.layout.wait})
     while env.agents:
         obs, _, _, trunc, infos = env.step({"agent_0": env.layout.wait})

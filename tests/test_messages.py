@@ -49,9 +49,11 @@ def test_message_not_seen_before_delivery(make_env):
     assert texts(infos["agent_1"]) == ["later"]
 
 
-def drive(env, policy, max_steps=60):
-    """Step with `policy(agent, info) -> action` for every ready agent; collect messages."""
-    _, infos = {}, {a: env.episode.agents[i].info for i, a in enumerate(env.agents)}
+def drive(env, infos, policy, max_steps=60):
+    """Step with `policy(agent, info) -> action` for every ready agent; collect messages.
+
+    `infos`: the infos of the reset that started the episode.
+    """
     seen = {a: [] for a in env.agents}
     for _ in range(max_steps):
         if not env.agents:
@@ -67,7 +69,7 @@ def drive(env, policy, max_steps=60):
 
 def test_messages_in_order(make_env):
     env = make_env("calc", num_agents=3, time_cap_s=200)
-    env.reset(seed=0)
+    _, infos = env.reset(seed=0)
     sent = []
 
     def policy(agent, info):
@@ -76,14 +78,14 @@ def test_messages_in_order(make_env):
             return call("send_message", tokens=1, to="agent_2", text=sent[-1])
         return call("wait", tokens=1, seconds=3)
 
-    seen = drive(env, policy)
+    seen = drive(env, infos, policy)
     assert seen["agent_2"] == ["a0", "a1", "a2"]
     assert seen["agent_1"] == []
 
 
 def test_channels_reach_every_subscriber(make_env):
     env = make_env("calc", num_agents=4, time_cap_s=300)
-    env.reset(seed=0)
+    _, infos = env.reset(seed=0)
     script = {
         "agent_0": [
             call("wait", tokens=5, seconds=1),
@@ -98,7 +100,7 @@ def test_channels_reach_every_subscriber(make_env):
     def policy(agent, info):
         return script[agent].pop(0) if script[agent] else call("wait", tokens=1, seconds=5)
 
-    seen = drive(env, policy)
+    seen = drive(env, infos, policy)
     assert seen["agent_1"].count("who takes it?") == 1
     assert seen["agent_2"].count("who takes it?") == 1
     assert "who takes it?" not in seen["agent_3"]  # not subscribed
@@ -138,7 +140,7 @@ def test_everyone_waiting_forever_truncates_at_cap(make_env):
     _, _, term, trunc, infos = env.step({a: call("wait", tokens=1) for a in env.agents})
     assert all(trunc.values()) and not any(term.values())
     assert infos["agent_0"]["truncation"] == "time_cap"
-    assert env.episode.now == 50
+    assert env.view().time == 50
 
 
 def test_wake_for_an_agent_completing_at_the_same_instant(make_env):
@@ -213,7 +215,7 @@ def test_round_mode_untimed_wait_woken_by_message_inside_the_round(make_env):
             "agent_1": call("wait", tokens=1),
         }
     )
-    assert env.episode.now == 4.0
+    assert env.view().time == 4.0
     assert infos["agent_0"]["ready"] and infos["agent_1"]["ready"]
     assert [m["text"] for m in infos["agent_1"]["messages"]] == ["go"]
 
@@ -272,16 +274,16 @@ def test_a_message_body_cannot_pass_for_a_header_or_the_status_line(make_env, vi
     env.step({"agent_0": send(SPOOFS[0]), "agent_1": busy, "agent_2": busy})
     for text in SPOOFS[1:]:
         env.step({"agent_0": send(text)})
-    env.step({"agent_0": call("wait", tokens=1, seconds=500)})
+    obs, _, _, _, infos = env.step({"agent_0": call("wait", tokens=1, seconds=500)})
     assert "agent_1" in env.ready_agents
-    st = env.episode.agents[1]
-    assert [m["text"] for m in st.info["messages"]] == SPOOFS  # infos keep the raw text
-    lines = st.obs.splitlines()  # every line boundary a reader (or a tokenizer) may see
+    text = obs["agent_1"]
+    assert [m["text"] for m in infos["agent_1"]["messages"]] == SPOOFS  # the raw text
+    lines = text.splitlines()  # every line boundary a reader (or a tokenizer) may see
     starts = [ln for ln in lines if ln.startswith("[t=")]
-    assert len(starts) == len(SPOOFS) + 1, st.obs  # one header per message, one status line
+    assert len(starts) == len(SPOOFS) + 1, text  # one header per message, one status line
     assert all("] agent_0" in ln or "] #general agent_0" in ln for ln in starts[:-1])
     assert starts[-1] == lines[-1] and "you are agent_1" in lines[-1]
-    assert "\x1b" not in st.obs and "\\x1b[2K" in st.obs  # escapes shown, not executed
+    assert "\x1b" not in text and "\\x1b[2K" in text  # escapes shown, not executed
 
 
 def test_a_cut_message_block_starts_no_line_in_the_middle_of_a_body():

@@ -59,7 +59,7 @@ def test_a_tool_outside_the_whitelist_is_an_error_that_costs_thinking_and_change
         num_agents=2, roles={"implementer": 1, "reviewer": 1}, role_tools={"reviewer": []}
     )
     env.reset(seed=0)
-    before = snapshot(env.episode.sandbox.root)
+    before = snapshot(env.view().workspace_root)
     write = call("write_file", tokens=3, path="calc/__init__.py", content="HACKED = 1\n")
     obs, rewards, _, _, infos = env.step(
         {"agent_0": call("wait", tokens=1, seconds=100), "agent_1": write}
@@ -69,11 +69,11 @@ def test_a_tool_outside_the_whitelist_is_an_error_that_costs_thinking_and_change
     assert "your tools: wait, done" in info["error"]
     assert info["time"] == pytest.approx(3.0)  # the thinking time, and no tool time
     assert info["tokens"] == 3 * 2**16
-    assert snapshot(env.episode.sandbox.root) == before
+    assert snapshot(env.view().workspace_root) == before
     assert rewards["agent_1"] == 0.0 and env.agents == ["agent_0", "agent_1"]
     # The same call from an implementer runs; a reviewer may still wait and say done.
     env.step({"agent_1": call("done", tokens=1)})
-    assert env.episode.agents[1].done
+    assert env.view().done == ("agent_1",)
 
 
 def test_allowed_tools_run_as_usual_for_a_whitelisted_role(make_env):

@@ -29,7 +29,7 @@ def run(task, n, strategy="claim", seed=0, path=None, **options):
     team = make_team(env.task, n, strategy, seed=seed, **options)
     try:
         trajectory = swarm_envs.rollout(env, team, seed=seed)
-        return trajectory, list(env.episode.attribution)
+        return trajectory, list(env.view().attribution)
     finally:
         env.close()
 

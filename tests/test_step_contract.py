@@ -20,14 +20,14 @@ def test_a_step_that_leaves_ready_agents_without_action_moves_no_time_and_warns_
     env.reset(seed=0)
     with caplog.at_level(logging.WARNING, logger="swarm_envs"):
         _, _, _, _, infos = env.step({"agent_0": call("list_files", tokens=1)})
-        assert env.episode.now == 0 and infos["agent_1"]["ready"] and infos["agent_2"]["ready"]
+        assert env.view().time == 0 and infos["agent_1"]["ready"] and infos["agent_2"]["ready"]
         env.step({"agent_1": call("list_files", tokens=1)})  # agent_2 still idle
     warnings = [r.getMessage() for r in caplog.records if r.name == "swarm_envs"]
     assert len(warnings) == 1, warnings
     assert "agent_1, agent_2 are ready but got no action" in warnings[0]
-    assert env.episode.now == 0
+    assert env.view().time == 0
     env.step({"agent_2": call("list_files", tokens=1)})
-    assert env.episode.now > 0  # every ready agent acted: time moves
+    assert env.view().time > 0  # every ready agent acted: time moves
 
 
 def test_an_action_for_a_busy_agent_is_marked_ignored_for_one_step(make_env):
@@ -42,7 +42,7 @@ def test_an_action_for_a_busy_agent_is_marked_ignored_for_one_step(make_env):
         {"agent_0": call("write_file", path="x.py", content=""), "agent_1": call("list_files")}
     )
     assert infos["agent_0"]["ignored"] is True and "ignored" not in infos["agent_1"]
-    assert not (env.episode.sandbox.root / "x.py").exists()  # not applied
+    assert not (env.view().workspace_root / "x.py").exists()  # not applied
     _, _, _, _, infos = env.step({a: call("list_files") for a in env.ready_agents})
     assert "ignored" not in infos["agent_0"]
 
@@ -99,7 +99,7 @@ def test_parallel_step_given_anything_but_a_mapping_says_what_it_takes(make_env,
         env.step(actions)
     # Nothing was applied: the episode goes on.
     _, _, _, _, infos = env.step({"agent_0": call("list_files", tokens=1)})
-    assert env.episode.now == 0 and infos["agent_1"]["ready"]
+    assert env.view().time == 0 and infos["agent_1"]["ready"]
 
 
 @pytest.mark.parametrize("form", ["aec", "gym"])

@@ -255,7 +255,7 @@ def _solve(task, num_agents=4):
     while env.agents:
         acts = {a: team[a].act(obs[a], infos[a]) for a in env.agents if infos[a]["ready"]}
         obs, _, _, _, infos = env.step(acts)
-    passed, total, ended = env.episode.passed, env.episode.tests_total, env.episode.ended
+    passed, total, ended = env.view().tests_passed, env.view().tests_total, env.view().end
     env.close()
     return passed, total, ended
 

@@ -15,7 +15,7 @@ def test_run_tests_failures_show_workspace_paths(make_env, scorer):
     obs, _, info = step_one(env, call("run_tests", tokens=1))
     assert "FAILED tests/test_calc.py::" in obs
     assert "calc/core.py:" in obs
-    assert "/scoring" not in obs and str(env.episode.sandbox.root) not in obs
+    assert "/scoring" not in obs and str(env.view().workspace_root) not in obs
     assert not re.search(r"^\s*/\S+\.py:\d+", obs, re.M), obs  # no absolute path anywhere
 
 

@@ -46,9 +46,10 @@ def test_step_returns_when_any_agent_ready_and_ignores_busy(make_env):
         }
     )
     assert [infos[a]["ready"] for a in env.agents] == [True, False, False]
-    before = env.episode.agents[1].actions
+    before = env.view().tokens
     _, _, _, _, infos = env.step({"agent_0": call("list_files", tokens=10), "agent_1": "ignored"})
-    assert env.episode.agents[1].actions == before  # busy: ignored
+    assert env.view().tokens == before + 10 * TOKEN  # agent_0's; busy agent_1's: ignored
+    assert infos["agent_1"]["tool"] == "list_files"  # its own action, not "ignored"
     assert infos["agent_1"]["ready"] and infos["agent_2"]["ready"]
     assert infos["agent_1"]["time"] == infos["agent_2"]["time"] == 4.0
 
@@ -64,7 +65,7 @@ def test_round_mode_is_a_barrier(make_env):
         }
     )
     assert all(infos[a]["ready"] for a in env.agents)
-    assert env.episode.now == 10.0
+    assert env.view().time == 10.0
 
 
 @pytest.mark.parametrize("cap", [10.0, 12.0])
@@ -79,12 +80,12 @@ def test_truncation_exactly_at_time_cap(make_env, cap):
     )
     if cap == 12.0:
         assert not trunc["agent_0"] and infos["agent_0"]["time"] == 12.0
-        assert (env.episode.sandbox.root / "x.txt").exists()
+        assert (env.view().workspace_root / "x.txt").exists()
         _, _, _, trunc, infos = env.step({"agent_0": call("list_files", tokens=1)})
     else:
-        assert not (env.episode.sandbox.root / "x.txt").exists()
+        assert not (env.view().workspace_root / "x.txt").exists()
     assert trunc["agent_0"] and infos["agent_0"]["truncation"] == "time_cap"
-    assert env.episode.now == cap
+    assert env.view().time == cap
     assert env.agents == []
 
 
@@ -92,8 +93,8 @@ def test_reset_option_sets_time_cap(make_env):
     env = make_env("calc", num_agents=1, time_cap_s=1000)
     _, infos = env.reset(seed=0, options={"time_cap": 42})
     assert infos["agent_0"]["time_left"] == 42
-    _, infos = env.reset(seed=0, options={"time_cap": 7})
-    assert "7.0s left" in env.episode.status_line(env.episode.agents[0])
+    obs, infos = env.reset(seed=0, options={"time_cap": 7})
+    assert "7.0s left" in obs["agent_0"].splitlines()[-1]  # the status line
 
 
 def test_bad_time_cap_option(make_env):
@@ -151,8 +152,8 @@ def test_round_mode_cap_applies_actions_completing_exactly_at_it(make_env, cap):
             "agent_1": call("write_file", tokens=7, path="x.txt", content="x"),  # ends t=8
         }
     )
-    assert (env.episode.sandbox.root / "x.txt").exists()
-    assert not any(trunc.values()) and env.episode.now == 8.0
+    assert (env.view().workspace_root / "x.txt").exists()
+    assert not any(trunc.values()) and env.view().time == 8.0
     _, _, _, trunc, infos = env.step(
         {
             "agent_0": call("write_file", tokens=1, path="y.txt", content="y"),  # ends t=10
@@ -160,8 +161,8 @@ def test_round_mode_cap_applies_actions_completing_exactly_at_it(make_env, cap):
         }
     )
     assert all(trunc.values()) and infos["agent_0"]["truncation"] == "time_cap"
-    assert env.episode.now == cap
-    assert not (env.episode.sandbox.root / "y.txt").exists()
+    assert env.view().time == cap
+    assert not (env.view().workspace_root / "y.txt").exists()
 
 
 def test_measured_mode_done_ends_the_episode():

@@ -25,7 +25,7 @@ def test_list_and_read(env):
 
 
 def test_write_edit_and_reward(env):
-    src = env.episode.task.solution_files()["calc/numbers.py"].decode()
+    src = env.task.solution_files()["calc/numbers.py"].decode()
     obs, rew, *_, infos = env.step(
         {
             "agent_0": call("write_file", path="calc/numbers.py", content=src),
@@ -45,14 +45,14 @@ def test_write_edit_and_reward(env):
 
 
 def test_edit_must_match_once(env):
-    before = snapshot(env.episode.sandbox.root)
+    before = snapshot(env.view().workspace_root)
     obs, info = act(
         env, "agent_0", call("edit_file", path="calc/core.py", old="nothing like this", new="x")
     )
     assert "does not occur" in info["error"] and obs.startswith("ERROR:")
     obs, info = act(env, "agent_0", call("edit_file", path="calc/core.py", old="raise", new="x"))
     assert "occurs 2 times" in info["error"]
-    assert snapshot(env.episode.sandbox.root) == before
+    assert snapshot(env.view().workspace_root) == before
 
 
 def test_concurrent_edits_conflict(make_env):
@@ -105,18 +105,18 @@ def test_run_command(env):
     ],
 )
 def test_bad_input_is_an_error_observation(env, action, expect):
-    before = snapshot(env.episode.sandbox.root)
-    t0 = env.episode.now
+    before = snapshot(env.view().workspace_root)
+    t0 = env.view().time
     obs, info = act(env, "agent_0", action)
     assert info["error"] is not None and expect in info["error"], info["error"]
     assert obs.startswith("ERROR:")
-    assert snapshot(env.episode.sandbox.root) == before
-    assert env.episode.now > t0 or env.episode.config.time.output_token_s == 0  # thinking costs
+    assert snapshot(env.view().workspace_root) == before
+    assert env.view().time > t0 or env.config.time.output_token_s == 0  # thinking costs
     assert env.agents == ["agent_0", "agent_1"]
 
 
 def test_symlink_out_is_refused(env):
-    root = env.episode.sandbox.root
+    root = env.view().workspace_root
     os.symlink("/etc", root / "escape")
     _, info = act(env, "agent_0", call("read_file", path="escape/passwd"))
     assert "outside the project" in info["error"]

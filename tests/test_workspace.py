@@ -30,7 +30,7 @@ def test_edit_is_exact_and_reports_conflicts_without_change(solo):
     expect_error(solo, call("edit_file", tokens=1, path="notes.txt", old="One", new="1"))
     _, _, info = step_one(solo, call("edit_file", tokens=1, path="notes.txt", old="two", new="2"))
     assert info["error"] is None
-    assert (solo.episode.sandbox.root / "notes.txt").read_text() == "one 2 one\n"
+    assert (solo.view().workspace_root / "notes.txt").read_text() == "one 2 one\n"
 
 
 def test_links_planted_by_run_command_are_refused(solo):
@@ -40,14 +40,14 @@ def test_links_planted_by_run_command_are_refused(solo):
     )
     obs, _, info = step_one(solo, call("run_command", tokens=1, command=cmd))
     assert "planted" in obs, obs
-    test_file = (solo.episode.sandbox.root / "tests" / "test_calc.py").read_bytes()
+    test_file = (solo.view().workspace_root / "tests" / "test_calc.py").read_bytes()
     expect_error(solo, call("read_file", tokens=1, path="pw"), "outside the project")
     expect_error(solo, call("list_files", tokens=1, path="up"), "outside the project")
     expect_error(solo, call("read_file", tokens=1, path="hard.py"), "hard link")
     expect_error(solo, call("edit_file", tokens=1, path="hard.py", old="gcd", new="g"))
     expect_error(solo, call("write_file", tokens=1, path="tt/test_calc.py", content="x"))
     expect_error(solo, call("write_file", tokens=1, path="tt/test_new.py", content="x"))
-    assert (solo.episode.sandbox.root / "tests" / "test_calc.py").read_bytes() == test_file
+    assert (solo.view().workspace_root / "tests" / "test_calc.py").read_bytes() == test_file
 
 
 def test_protected_paths_after_normalisation(solo):

@@ -105,9 +105,10 @@ def collect(
     step_rewards: list[list[float]] = [[] for _ in envs]
     # each agent's share of every step's reward (credit="attributed")
     shares: list[list[np.ndarray]] = [[] for _ in envs]
-    seen = [len(env.episode.attribution) for env in envs]
+    views = [env.view() for env in envs]
+    seen = [len(view.attribution) for view in views]
     # (virtual time, tests passing) after every step, from the start: the progress curve
-    traces = [[(env.episode.now, env.episode.passed)] for env in envs]
+    traces = [[(view.time, view.tests_passed)] for view in views]
     final: list[dict | None] = [None] * n_env
     active = list(range(n_env))
     while active:
@@ -133,11 +134,12 @@ def collect(
         for e in active:
             o, rewards, terms, truncs, i = envs[e].step(actions[e])
             step_rewards[e].append(float(next(iter(rewards.values()), 0.0)))
+            view = envs[e].view()
             if credit == "attributed":
-                records = envs[e].episode.attribution
+                records = view.attribution
                 shares[e].append(attributed_rewards(records[seen[e] :], agents[e]))
                 seen[e] = len(records)
-            traces[e].append((envs[e].episode.now, envs[e].episode.passed))
+            traces[e].append((view.time, view.tests_passed))
             obs[e], infos[e] = o, i
             if envs[e].agents:
                 still.append(e)
@@ -241,7 +243,7 @@ def credit(env: Any) -> tuple[dict[str, float], list[str]]:
     """
     from swarm_envs.scoring import select_tests
 
-    records = env.episode.attribution
+    records = env.view().attribution
     gained = dict.fromkeys(env.possible_agents, 0.0)
     changed = sorted({t for r in records for t in (*r["gained"], *r["lost"])})
     units_of: dict[str, list[Any]] = {}
@@ -300,7 +302,7 @@ def _assemble(
                 "length": len(r),
                 "decisions": sum(len(s.steps) for s in seqs[e]),
                 "time": float(info["time"]),
-                "time_cap": float(env.episode.time_cap),
+                "time_cap": float(env.view().time_cap),
                 "tests_passed": int(info["tests_passed"]),
                 "tests_total": int(info["tests_total"]),
                 "duplicated_work": int(info["duplicated_work"]),

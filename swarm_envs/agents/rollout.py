@@ -268,8 +268,8 @@ async def _run(
     observations, infos = env.reset(seed=seed, options=options)
     names = list(env.possible_agents)
     measured = env.config.time.measured
-    ep = env.episode
-    roles = dict(zip(names, env.episode.roles, strict=True))
+    view = env.view()
+    roles = dict(zip(names, view.roles, strict=True))
     records = {n: AgentTrajectory(name=n, role=roles[n]) for n in names}
     spent = dict.fromkeys(names, 0)  # tokens charged before each agent's open decision
     failed: dict[str, str] = {}
@@ -280,7 +280,7 @@ async def _run(
             description=env.task.manifest.description.strip(),
             intro=infos[n].get("result") or observations[n],
             agent_names=names,
-            time_cap_s=ep.time_cap,
+            time_cap_s=view.time_cap,
             token_budget=env.config.token_budget,
             tests_total=infos[n]["tests_total"],
             tests_passed=infos[n]["tests_passed"],
@@ -294,7 +294,7 @@ async def _run(
         except Exception as e:
             failed[n] = _fail(records[n], n, "reset", e)
 
-    start_passed = ep.passed
+    start_passed = view.tests_passed
     collective = 0.0
     steps = 0
     end_reason: str | None = None
@@ -307,6 +307,7 @@ async def _run(
             if n not in failed and records[n].decisions:
                 _close(records[n].decisions[-1], infos[n], spent, n)
         asked = [n for n in ready if n not in failed]
+        now = env.view().time
         answers = await _ask(team, asked, observations, infos, act_timeout_s)
         actions: dict[str, Any] = {}
         for n in ready:
@@ -328,7 +329,7 @@ async def _run(
             records[n].decisions.append(
                 Decision(
                     step=steps,
-                    time=ep.now,
+                    time=now,
                     observation=observations[n],
                     action=_jsonable(action),
                     usage=_reported_usage(action),
@@ -345,11 +346,13 @@ async def _run(
                 if rec.decisions:
                     rec.decisions[-1].reward += reward
 
-    for i, n in enumerate(names):
+    view = env.view()
+    busy = set(view.busy)
+    for n in names:
         if n not in failed and records[n].decisions:
             last = records[n].decisions[-1]
             _close(last, infos[n], spent, n)
-            if ep.agents[i].pending is not None:  # still running when the episode ended
+            if n in busy:  # still running when the episode ended
                 last.tool = last.error = None
     info: Mapping[str, Any] = next(iter(infos.values()), {})
     end: Literal["terminated", "truncated"]
@@ -360,18 +363,18 @@ async def _run(
         end = "truncated"
     trajectory = Trajectory(
         task=env.task.id,
-        seed=ep.seed,
+        seed=view.seed,
         agents=[records[n] for n in names],
         collective_return=collective,
         end=end,
         end_reason=end_reason,
-        tests_total=ep.tests_total,
+        tests_total=view.tests_total,
         tests_passed_start=start_passed,
-        tests_passed=ep.passed,
-        duration_s=ep.now,
+        tests_passed=view.tests_passed,
+        duration_s=view.time,
         wall_s=wallclock.perf_counter() - wall0,
         steps=steps,
-        tokens=ep.tokens,
+        tokens=view.tokens,
     )
     if save_to is not None:
         trajectory.save(save_to)

@@ -306,8 +306,9 @@ def run_episode(spec: EpisodeSpec) -> EpisodeOutcome:
         team = make_agents(spec.agent, task, spec.size, spec.seed)
         timeout = spec.agent.slot_timeout_s if isinstance(spec.agent, MCPAgents) else None
         trajectory = rollout(env, team, seed=spec.seed, act_timeout_s=timeout)
-        result = summarise(spec, task, trajectory, env.episode.attribution, budget)
-        result.held_out_passed, result.held_out_total = env.episode.held_out
+        view = env.view()
+        result = summarise(spec, task, trajectory, view.attribution, budget)
+        result.held_out_passed, result.held_out_total = view.held_out_passed, view.held_out_total
         return EpisodeOutcome(result=result, trajectory=trajectory.model_dump_json())
     except Exception as e:  # the environment or the agents' construction: this episode only
         logger.warning("episode %d (%s) failed: %r", spec.index, spec.task_id, e)

@@ -4,12 +4,16 @@
 into their own return values. The end of an episode is a kind (`terminated` or
 `truncated`, as in Gymnasium: a time limit is a truncation, never a termination) and a
 reason, each a closed set of names. `AgentInfo` is the structured half of what an
-agent observes: the `infos[agent]` of every form.
+agent observes: the `infos[agent]` of every form. `EpisodeView` is what a caller outside the
+environments reads of a running episode (`env.view()`): a frozen snapshot, never the
+engine itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal, NamedTuple, TypedDict
 
 from swarm_envs.core.channels import MessageInfo
@@ -171,7 +175,7 @@ class AgentInfo(_AgentInfoExtras):
         messages: messages delivered with this observation.
         attribution: the rescores that changed some test's outcome since the agent's
             previous observation, each with the actions that preceded it (see
-            `Attribution`; the whole episode's are in `Episode.attribution`).
+            `Attribution`; the whole episode's are in `env.view().attribution`).
         tokens: tokens this agent used so far; team_tokens: all agents together.
         done: the agent said `done` (it acts no more; it shares the reward still).
         role: the agent's role (`EnvConfig.roles`; "agent" when none are configured).
@@ -204,3 +208,97 @@ class AgentInfo(_AgentInfoExtras):
     role: str
     termination: EndReason | None
     truncation: EndReason | None
+
+
+class Recount(TypedDict):
+    """The final fresh recount of an episode, when it disagreed with the per-step count.
+
+    Attributes:
+        per_step: tests passing by the per-step count.
+        final: tests passing by the fresh run (the authoritative count).
+        correction: `final - per_step`, which the last reward absorbed.
+        tests: the tests whose outcomes differ.
+        since_step: the earliest step at which the per-step count changed one of them.
+    """
+
+    per_step: int
+    final: int
+    correction: float
+    tests: list[str]
+    since_step: int
+
+
+@dataclass(frozen=True)
+class EpisodeView:
+    """A running episode as its readers outside the environments see it: a snapshot.
+
+    `env.view()` (every form, menu mode too) takes one; it does not change as the episode
+    goes on, and it holds nothing of the engine (no sandbox, no scorer), so reading it can
+    neither change the episode nor depend on how the engine is built. Building one costs
+    O(agents) (the names of the busy ones) plus the attribution records.
+
+    Attributes:
+        task: the id of the episode's task (the instance drawn, for a distribution).
+        seed: the seed of the episode (`reset(seed=...)`, or the stream's next one).
+        started: `reset()` has started the episode (and `close()` not ended it).
+        time: the virtual time now, in seconds.
+        time_cap: this episode's time cap (virtual seconds; `math.inf`: none).
+        step: steps taken so far in this episode.
+        tests_passed: tests passing that the reward counts; tests_total: their number.
+        per_test: test id -> passing, for every test the reward counts (read-only).
+        verdict: "ok", or "no_verdict" when the last scoring failed (the counts are then
+            the last verdict's).
+        visible_passed: visible canonical tests passing.
+        held_out_passed: held-out tests passing; held_out_total: their number.
+        end: `"terminated"`, `"truncated"`, or None while the episode runs.
+        end_reason: why it ended (see `EndReason`), or None.
+        tokens: tokens of all agents together.
+        messages_sent: messages delivered or on their way (a post counts once per
+            recipient).
+        total_reward: the collective return so far (with the end's correction once settled).
+        agents: every agent's name, in index order; roles: their roles, in the same order.
+        ready: the agents that must act next.
+        busy: the agents whose action has not completed (at the end: those cut off).
+        done: the agents that said `done`.
+        attribution: every rescore that changed some test's outcome, in time order, with
+            the actions applied before it (see `Attribution`).
+        integrity: what the scorer's guard and the episode's recounts flagged.
+        settled: the final fresh recount has run (the counts are authoritative).
+        recount: the final recount, when it disagreed with the per-step count; else None.
+        workspace_root: the host folder of the shared workspace (None before `reset` and
+            after `close`).
+    """
+
+    task: str
+    seed: int | None
+    started: bool
+    time: float
+    time_cap: float
+    step: int
+    tests_passed: int
+    tests_total: int
+    per_test: Mapping[str, bool]
+    verdict: Literal["ok", "no_verdict"]
+    visible_passed: int
+    held_out_passed: int
+    held_out_total: int
+    end: EndKind | None
+    end_reason: EndReason | None
+    tokens: int
+    messages_sent: int
+    total_reward: float
+    agents: tuple[str, ...]
+    roles: tuple[str, ...]
+    ready: tuple[str, ...]
+    busy: tuple[str, ...]
+    done: tuple[str, ...]
+    attribution: tuple[Attribution, ...]
+    integrity: tuple[Mapping[str, str], ...]
+    settled: bool
+    recount: Recount | None
+    workspace_root: Path | None
+
+    @property
+    def time_left(self) -> float:
+        """Seconds until the time cap (0 once it is reached)."""
+        return max(self.time_cap - self.time, 0.0)

@@ -1,11 +1,18 @@
 """The simulation behind every API: one episode of a swarm on one task.
 
-`Episode` owns the virtual clock, the workspace, the sandbox, the scorer and the
-post office, and `Episode.step` is the whole step protocol: the PettingZoo parallel
-env, the AEC env and the Gymnasium env translate their APIs to it. Data flows one way:
+`Episode` owns the virtual clock, the agents' state, the workspace and the post office,
+and `Episode.step` is the whole step protocol: the PettingZoo parallel env, the AEC env
+and the Gymnasium env translate their APIs to it. Data flows one way:
 
     submit (parse, cost, schedule) -> advance (apply in completion order)
         -> rescore (reward) -> observe (text + structured info)
+
+Its collaborators are handed to it: the sandbox and the scorer come from factories
+(`sandbox_factory`, `scorer_factory`; by default `make_sandbox` and `make_scorer`), and
+the reward's bookkeeping is a `RewardBook` (`swarm_envs.envs.book`) that the episode
+feeds and asks, and that answers with what happened (rewards, ends, corrections,
+findings). Readers outside the environments see an `EpisodeView` (`view()`), never the
+episode.
 
 Causality: an action is applied atomically at its completion time, which is also
 the agent's next observation time, and completions are applied in time order
@@ -17,10 +24,12 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import time as wallclock
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from types import MappingProxyType
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -32,10 +41,10 @@ from swarm_envs.core.config import DEFAULT_ROLE, EnvConfig, check_time_cap
 from swarm_envs.core.outcome import (
     END_KIND,
     AgentInfo,
-    AppliedAction,
     Attribution,
     EndKind,
     EndReason,
+    EpisodeView,
     StepOutcome,
 )
 from swarm_envs.core.recording import (
@@ -50,18 +59,41 @@ from swarm_envs.core.recording import (
 from swarm_envs.core.spaces import Observation
 from swarm_envs.core.tools import TEAM_TOOLS, TOOLS, Wait
 from swarm_envs.core.workspace import Workspace
+from swarm_envs.envs.book import EpisodeScorer, Rescore, RewardBook, Settlement
 from swarm_envs.error import ActionError, ClosedEnvironment, ResetNeeded, ScoringError
 from swarm_envs.sandboxes import Sandbox, make_sandbox
-from swarm_envs.scoring import Scorer, TestReport, hidden_paths, make_scorer, select_tests
-from swarm_envs.scoring.lru import LRU
+from swarm_envs.scoring import hidden_paths, make_scorer, select_tests
 from swarm_envs.tasks import Task, task_roots
 
 logger = logging.getLogger("swarm_envs")
-# Fresh counts of starting states, by task, scorer, sandbox and snapshot (see `_true_start`).
-_TRUE_STARTS: LRU[tuple, TestReport] = LRU(64)
 #: the environment variable that holds the episode's seed in the sandbox
 SEED_ENV = "SWARM_SEED"
 DONE_AGAIN = "you already said done; your actions are no longer accepted"
+
+
+class SandboxFactory(Protocol):
+    """Makes the sandbox of an episode (`swarm_envs.sandboxes.make_sandbox` is one)."""
+
+    def __call__(
+        self,
+        backend: str = ...,
+        *,
+        hide: Iterable[os.PathLike[str] | str] = ...,
+        env: Mapping[str, str] | None = ...,
+        isolation: str | None = ...,
+    ) -> Sandbox:
+        """A fresh sandbox of `backend` with an empty workspace (see `make_sandbox`)."""
+        ...
+
+
+class ScorerFactory(Protocol):
+    """Makes the scorer of an episode over its sandbox (`swarm_envs.scoring.make_scorer`)."""
+
+    def __call__(
+        self, task: Task, sandbox: Sandbox, *, kind: str = ..., quota: object | None = ...
+    ) -> EpisodeScorer:
+        """A scorer of `task`'s canonical tests on `sandbox`'s workspace (see `make_scorer`)."""
+        ...
 
 
 @dataclass
@@ -97,33 +129,39 @@ class AgentState:
     team: str | None = None  # the status line's team part, built once
 
 
-def _listed(tests: list[str], most: int = 20) -> str:
-    """Test ids for a finding's `test` field: the first `most` of them."""
-    return ", ".join(tests[:most]) + (" ..." if len(tests) > most else "")
-
-
 class Episode:
-    """One episode: clock, agents, workspace, messages, scoring.
+    """One episode: clock, agents, workspace, messages; the reward's counts in `book`.
 
     Every attribute exists from construction; until the first `reset()` the episode
     is not started (`started` is False) and `step` raises `ResetNeeded`.
 
-    `attribution` lists, in time order, every rescore that changed some test's outcome,
-    with the writes, edits and commands applied since the verdict before it (see
-    `swarm_envs.core.outcome.Attribution`); each agent's info carries the ones since its
-    previous observation.
+    Args:
+        task: the task of the first episode (`reset(task=...)` changes it).
+        config: the environment's configuration.
+        sandbox_factory: makes each episode's sandbox (default: `make_sandbox`).
+        scorer_factory: makes each episode's scorer over it (default: `make_scorer`); a
+            test can hand in a scorer of its own, as long as it scores honestly.
     """
 
-    def __init__(self, task: Task, config: EnvConfig):
+    def __init__(
+        self,
+        task: Task,
+        config: EnvConfig,
+        *,
+        sandbox_factory: SandboxFactory = make_sandbox,
+        scorer_factory: ScorerFactory = make_scorer,
+    ):
         self.task = task
         self.config = config
+        self._make_sandbox = sandbox_factory
+        self._make_scorer = scorer_factory
         self.names = agent_names(config.num_agents)
         self._index = {name: i for i, name in enumerate(self.names)}
         self.roles = config.agent_roles()
         self._tools = {r: frozenset(config.allowed_tools(r)) for r in config.role_tools}
         self._default_cap = config.time_cap_s
         self.sandbox: Sandbox | None = None
-        self.scorer: Scorer | None = None
+        self.scorer: EpisodeScorer | None = None
         self._workspace: Workspace | None = None
         self.recorder = Recorder(config.record_path) if config.record_path else None
         self._test_ids: list[str] | None = None
@@ -145,36 +183,17 @@ class Episode:
         self.completed: list[int] = []  # agents whose action completed during this step
         self.ignored: list[int] = []  # busy agents whose action the last step ignored
         self.tokens = 0
-        self.total_reward = 0.0  # the collective return so far
         self.done_count = 0  # agents that said done
         self.ended: EndKind | None = None
         self.end_reason: EndReason | None = None
-        self.scorer_failures = 0
-        self.dirty = False
-        self.verdict: Literal["ok", "no_verdict"] = "ok"
-        self.verdict_error: str | None = None  # the scorer's reason for "no_verdict"
-        self.passed = 0
-        self.per_test: dict[str, bool] = {}
-        self.visible_passed = 0
-        self.held_out = (0, 0)  # held-out tests passed, and their number
-        self.integrity: list[dict[str, str]] = []  # what the scorer's guard flagged
-        # The authoritative end (see `settle`): the step count, the step at which the
-        # per-step count last changed each test's outcome, and whether it was settled.
         self.step_index = 0
-        self._changed_at: dict[str, int] = {}
-        self.settled = False
-        self.recount: dict[str, object] | None = None  # the final recount's record
-        # The last full, fresh run (of the starting state, or of a state the per-step count
-        # said passes every test), and whether any action has touched the sandbox since (a
-        # write, a command, a test run): while none has, that run is the authoritative
-        # final count too, and `settle` runs nothing.
-        self._fresh: TestReport | None = None
-        self._touched = False
-        self._recounts: list[dict[str, str]] = []  # fresh runs that overruled the count
-        # Attribution: the writes applied since the last verdict, and every rescore that
-        # changed some test's outcome with the writes that preceded it.
-        self._applied: list[AppliedAction] = []
-        self.attribution: list[Attribution] = []
+        # The reward's counts; the book of a started episode counts its task's tests.
+        self.book = self._new_book()
+
+    def _new_book(self) -> RewardBook:
+        return RewardBook(
+            self._reward_ids or (), max_scorer_failures=self.config.max_scorer_failures
+        )
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -212,11 +231,11 @@ class Episode:
         # Solutions and canonical tests of every known task, and the scorer's cache on disk,
         # stay out of the sandbox's view.
         hide = [*task_roots(), self.task.root, *hidden_paths()]
-        self.sandbox = make_sandbox(
+        self.sandbox = self._make_sandbox(
             self.config.sandbox, hide=hide, env=env, isolation=self.config.sandbox_isolation
         )
         self.task.materialize(self.sandbox.root)
-        self.scorer = make_scorer(
+        self.scorer = self._make_scorer(
             self.task, self.sandbox, kind=self.config.scorer, quota=self.config.workspace_quota
         )
         self._workspace = Workspace(self.sandbox.root, self.task.is_protected, self.scorer.admit)
@@ -225,13 +244,22 @@ class Episode:
             # The reward's tests: the visible ones, or (reward_tests="all") held-out ones too.
             extra = self.scorer.held_out_ids() if self.config.reward_tests == "all" else []
             self._reward_ids = [*self._test_ids, *extra]
-        report = self._score()
-        if report is None:
+        self.book = self._new_book()
+        # The true start's cache key: the same task, scorer and sandbox (with the snapshot);
+        # the factory by name, since another factory's scorer may judge otherwise.
+        factory = getattr(self._make_scorer, "__qualname__", type(self._make_scorer).__qualname__)
+        key = (
+            self.task.root,
+            f"{getattr(self._make_scorer, '__module__', '')}.{factory}",
+            self.config.scorer,
+            self.config.sandbox,
+            repr(self.sandbox.limits),
+        )
+        if not self.book.start(self.scorer, key):
             raise ScoringError(
                 f"the scorer gave no verdict on the starting state of {self.task.id}: "
-                f"{self.verdict_error}"
+                f"{self.book.verdict_error}"
             )
-        self._take(self._true_start(report))
         if self.recorder:
             self.recorder.begin(
                 EpisodeHeader(
@@ -240,8 +268,8 @@ class Episode:
                     time_cap=cap,
                     agents=self.names,
                     roles=dict(zip(self.names, self.roles, strict=True)),
-                    tests_total=self.tests_total,
-                    tests_passed=self.passed,
+                    tests_total=self.book.tests_total,
+                    tests_passed=self.book.passed,
                     config=self.config.model_dump(mode="json"),
                 )
             )
@@ -267,92 +295,20 @@ class Episode:
         m = self.task.manifest
         return observation.intro(self.task.id, m.description, st.name, n, tools, cap, role=about)
 
-    def _true_start(self, report: TestReport) -> TestReport:
-        """The starting count from a full, fresh run (once per process and starting state).
-
-        The return of an episode is its true final count minus this one (see `settle`),
-        so it never comes from a cache keyed by reach.
-        """
-        if report.ran >= len(report.per_test):
-            self._fresh = report
-            return report  # every test ran now
-        scorer = self._scorer()
-        key = (self.task.root, self.config.scorer, self.config.sandbox, repr(scorer.sandbox.limits))
-        snapshot = tuple(sorted(scorer.take_snapshot().items()))
-        hit = _TRUE_STARTS.get((*key, snapshot))
-        if hit is None:
-            fresh = scorer.evaluate(held_out=True, fresh=True)
-            if fresh.verdict != "ok":
-                return report
-            hit = _TRUE_STARTS.put((*key, snapshot), fresh)
-        self._fresh = hit
-        return hit
-
     def settle(self) -> float:
         """The authoritative count of the episode's end; returns its correction.
 
-        The per-step counts may come from the fast scorer's cache. The last count of an
-        episode never does: this runs every test the reward counts, fresh and under the
-        guard, and the difference from the per-step count is the correction that `step`
-        adds to the last step's reward, so that the episode's return is always the true
-        final count minus the true starting count. A disagreement is recorded in
-        `infos["integrity"]` (kind `final_recount`: which tests, since which step) and
-        in `recount`. Called when the episode ends, by `close()`, and by anyone who asks
-        for the final count; only the first call runs anything, and nothing runs when no
-        action has touched the sandbox since a fresh run gave the starting count (that run
-        is then the final one: the workspace and everything that could run in it are as
-        they were).
+        The book's final fresh recount (see `RewardBook.settle`): `step` adds the
+        correction to the last step's reward, so that the episode's return is always the
+        true final count minus the true starting count. Called when the episode ends, by
+        `close()`, and by anyone who asks for the final count; only the first call runs
+        anything.
         """
-        if self.settled or not self.started or self.scorer is None:
+        if self.book.settled or not self.started or self.scorer is None:
             return 0.0
-        self.settled = True
-        if self._fresh is not None and not self._touched:
-            report = self._fresh
-        else:
-            report = self._scorer().evaluate(held_out=True, fresh=True)
-        if report.verdict != "ok":
-            self.integrity = [
-                *self.integrity,
-                {
-                    "kind": "final_recount",
-                    "test": "",
-                    "detail": f"no fresh verdict at the end: {report.error}",
-                },
-            ]
-            return 0.0
-        before, outcomes = self.passed, self.per_test
-        self._take(report)
-        differ = sorted(
-            t
-            for t in outcomes.keys() | self.per_test.keys()
-            if outcomes.get(t, False) != self.per_test.get(t, False)
-        )
-        if not differ:
-            return 0.0
-        since = min(self._changed_at.get(t, 0) for t in differ)
-        correction = float(self.passed - before)
-        self.recount = {
-            "per_step": before,
-            "final": self.passed,
-            "correction": correction,
-            "tests": differ,
-            "since_step": since,
-        }
-        self.integrity = [
-            *self.integrity,
-            {
-                "kind": "final_recount",
-                "test": _listed(differ),
-                "detail": (
-                    f"the per-step count said {before} passing, a fresh run {self.passed}: "
-                    f"{len(differ)} tests differ, since step {since}; the last reward "
-                    f"absorbs {correction:+g}"
-                ),
-                "since_step": str(since),
-            },
-        ]
-        self._attribute(outcomes, self.per_test)
-        return correction
+        settled: Settlement = self.book.settle(self.scorer, now=self.clock.now)
+        self._record_attribution(settled.attribution)
+        return settled.correction
 
     def close_sandbox(self) -> None:
         """Stop the scorer and release the sandbox of the current episode (twice-safe)."""
@@ -369,7 +325,7 @@ class Episode:
 
         `step` raises `ClosedEnvironment` afterwards; `reset` starts a new episode.
         """
-        if self.started and not self.settled:
+        if self.started and not self.book.settled:
             # Closed mid-episode: the final count is still the authoritative one (there is
             # no later step to give its correction to; `recount` has it).
             try:
@@ -386,19 +342,42 @@ class Episode:
         """The current virtual time, in seconds."""
         return self.clock.now
 
-    @property
-    def tests_total(self) -> int:
-        """The number of tests the reward counts (`reward_tests`: visible, or all)."""
-        return len(self._reward_ids or ())
-
-    def _take(self, report: TestReport) -> None:
-        """The reward's counts and the held-out ones from a report (which has both)."""
-        reward_ids = set(self._reward_ids or ())
-        self.per_test = {t: ok for t, ok in report.per_test.items() if t in reward_ids}
-        self.passed = sum(self.per_test.values())
-        self.visible_passed = report.visible_passed
-        self.held_out = (report.held_out_passed, report.held_out_total)
-        self.integrity = [*report.integrity, *self._recounts]
+    def view(self) -> EpisodeView:
+        """A frozen snapshot of the episode for readers outside the environments."""
+        book, names = self.book, self.names
+        agents = self.agents
+        busy = tuple(st.name for st in agents if st.pending is not None)
+        done = tuple(st.name for st in agents if st.done) if self.done_count else ()
+        return EpisodeView(
+            task=self.task.id,
+            seed=self.seed,
+            started=self.started,
+            time=self.clock.now,
+            time_cap=self.time_cap,
+            step=self.step_index,
+            tests_passed=book.passed,
+            tests_total=book.tests_total,
+            per_test=MappingProxyType(book.per_test),  # the book replaces it, never edits it
+            verdict=book.verdict,
+            visible_passed=book.visible_passed,
+            held_out_passed=book.held_out[0],
+            held_out_total=book.held_out[1],
+            end=self.ended,
+            end_reason=self.end_reason,
+            tokens=self.tokens,
+            messages_sent=self.post.sent,
+            total_reward=book.total_reward,
+            agents=tuple(names),
+            roles=tuple(self.roles),
+            ready=tuple(names[i] for i in sorted(self.ready)),
+            busy=busy,
+            done=done,
+            attribution=tuple(book.attribution),
+            integrity=tuple(MappingProxyType(f) for f in book.integrity),
+            settled=book.settled,
+            recount=book.recount,
+            workspace_root=None if self.sandbox is None else self.sandbox.root,
+        )
 
     # ------------------------------------------------------------------ step
 
@@ -456,11 +435,11 @@ class Episode:
         # seconds the step lasted (the steps of an episode add up to its duration).
         penalty = self.config.latency_penalty_per_s * (self.clock.now - start)
         reward -= penalty
-        self.total_reward += reward
+        self.book.pay(reward)
         if self.ended:
             correction = self.settle()  # the authoritative count: its last reward
             reward += correction
-            self.total_reward += correction
+            self.book.pay(correction)
             self._observe_all()
             self._flag_ignored(ignored)
             everyone = range(len(self.agents))
@@ -564,7 +543,7 @@ class Episode:
         if tool == "run_tests":
             base = self.task.manifest.tests.duration_s
             if args.selection:
-                frac = len(self._select(args.selection)) / max(self.tests_total, 1)
+                frac = len(self._select(args.selection)) / max(self.book.tests_total, 1)
                 return max(base * frac, self.config.time.tool_s.get("run_tests", 0.5))
             return base
         return self.config.time.tool_s[tool]
@@ -722,15 +701,12 @@ class Episode:
     def _apply(self, st: AgentState, tool: str, args: Any) -> str:
         spec = TOOLS[tool]
         if spec.writes or tool == "run_tests":
-            self._touched = True  # before the handler: a failed write may have written
+            self.book.touched()  # before the handler: a failed write may have written
         out = spec.handler(self, st.index, args)
         if spec.writes:
-            self.dirty = True
             path = getattr(args, "path", None)  # a command's effects are not traced
             files = None if path is None else [self.workspace.relpath(path)]
-            self._applied.append(
-                {"agent": st.name, "tool": tool, "files": files, "t": self.clock.now}
-            )
+            self.book.applied({"agent": st.name, "tool": tool, "files": files, "t": self.clock.now})
         return out
 
     # The `ToolContext` the handlers use (see swarm_envs.core.tools).
@@ -795,7 +771,7 @@ class Episode:
             if r != sender and self.post.is_subscribed(r, channel):
                 self.wake(r, at)
 
-    def _scorer(self) -> Scorer:
+    def _scorer(self) -> EpisodeScorer:
         if self.scorer is None:
             raise ResetNeeded("the episode has no scorer before reset()")
         return self.scorer
@@ -807,97 +783,24 @@ class Episode:
 
     # ------------------------------------------------------------------ scoring
 
-    def _score(self) -> TestReport | None:
-        report = self._scorer().evaluate(held_out=True)
-        if report.verdict != "ok":
-            self.scorer_failures += 1
-            self.verdict = "no_verdict"
-            self.verdict_error = report.error or "(the scorer gave no reason)"
-            return None
-        self.scorer_failures = 0
-        self.verdict, self.verdict_error = "ok", None
-        return report
-
     def _rescore(self) -> float:
-        """Score the workspace if it changed; returns the reward (change in passing tests)."""
-        if not self.dirty:
-            self.verdict, self.verdict_error = "ok", None
-            return 0.0
-        report = self._score()
-        if report is None:
-            if self.scorer_failures >= self.config.max_scorer_failures:
-                self._end("scorer_failure")
-            return 0.0  # "no verdict": keep the last known score, retry next step
-        self.dirty = False
-        before, outcomes = self.passed, self.per_test
-        self._take(report)
-        if self.per_test != outcomes:  # the same count can hide other changes
-            self._attribute(outcomes, self.per_test)
-            was = outcomes.get
-            for t, ok in self.per_test.items():
-                if was(t, False) != ok:
-                    self._changed_at[t] = self.step_index
-        self._applied = []
-        if self.passed == self.tests_total and self.tests_total and not self.ended:
-            self._confirm_all_pass()
-        return float(self.passed - before)
+        """Score the workspace if it changed; returns the reward (change in passing tests).
 
-    def _confirm_all_pass(self) -> None:
-        """End the episode on every test passing only if a full, fresh run says so too.
-
-        The per-step count may come from the fast scorer's cache; an episode never
-        terminates on it alone. When the fresh run disagrees, its count is taken now (this
-        step's reward has the difference), the disagreement is recorded in
-        `infos["integrity"]` (kind `all_pass_recount`) and the episode goes on.
+        The book decides what to run (the per-step count, a fresh confirmation of an
+        all-pass count); the episode ends where it says so and records what it added.
         """
-        report = self._scorer().evaluate(held_out=True, fresh=True)
-        if report.verdict != "ok":
-            return  # no fresh verdict: no termination on a count nothing confirmed
-        outcomes = self.per_test
-        self._take(report)
-        self._fresh, self._touched = report, False  # the end's recount is this run
-        differ = sorted(t for t in outcomes if outcomes[t] != self.per_test.get(t, False))
-        if not differ:
-            self._end("all_tests_pass")
-            return
-        for t in differ:
-            self._changed_at[t] = self.step_index
-        finding = {
-            "kind": "all_pass_recount",
-            "test": _listed(differ),
-            "detail": (
-                f"the per-step count said every test passes, a fresh run {self.passed} of "
-                f"{self.tests_total} (since step {self.step_index}): the episode goes on"
-            ),
-        }
-        self._recounts.append(finding)  # kept in every later step's findings
-        self.integrity = [*self.integrity, finding]
-        self._attribute(outcomes, self.per_test)
+        out: Rescore = self.book.rescore(
+            self._scorer(), now=self.clock.now, step=self.step_index, ended=self.ended is not None
+        )
+        self._record_attribution(out.attribution)
+        if out.end is not None:
+            self._end(out.end)
+        return out.reward
 
-    def _attribute(self, old: Mapping[str, bool], per_test: Mapping[str, bool]) -> None:
-        """Record which of the reward's tests changed and the writes since the last verdict.
-
-        Called only when the outcomes differ (a dict comparison done anyway); the cost is
-        one pass over the outcomes plus the writes since the last verdict, never a
-        function of the number of agents.
-        """
-        gained: list[str] = []
-        lost: list[str] = []
-        was = old.get
-        for test, ok in per_test.items():
-            if was(test, False) != ok:
-                (gained if ok else lost).append(test)
-        if not gained and not lost:
-            return  # only tests that were not scored before (all failing) appeared
-        record: Attribution = {
-            "t": self.clock.now,
-            "gained": gained,
-            "lost": lost,
-            "actions": self._applied,
-        }
-        self.attribution.append(record)
+    def _record_attribution(self, records: Iterable[Attribution]) -> None:
         if self.recorder:
-            self.recorder.write(AttributionEvent.model_validate(record))
+            for record in records:
+                self.recorder.write(AttributionEvent.model_validate(record))
 
     def _check_budgets(self) -> None:
         if self.ended:
@@ -921,7 +824,7 @@ class Episode:
         if st.team is None:
             st.team = observation.team(self.names, st.name)
         return observation.status_line(
-            self.clock.now, self.time_cap, self.passed, self.tests_total, st.name, st.team
+            self.clock.now, self.time_cap, self.book.passed, self.book.tests_total, st.name, st.team
         )
 
     def _observe(self, st: AgentState, ready: bool | None = None) -> None:
@@ -937,28 +840,29 @@ class Episode:
         st.messages = [m.info for m in msgs]
         ready = ready if ready is not None else st.index in self.ready
         st.info = self._info(st, ready, shown if st.error is None else None)
-        st.attributed = len(self.attribution)
+        st.attributed = len(self.book.attribution)
         st.result = st.error = None  # reported once
 
     def _info(self, st: AgentState, ready: bool, result: str | None) -> AgentInfo:
+        book = self.book
         return {
             "task": self.task.id,
             "ready": ready,
             "time": self.clock.now,
             "time_left": max(self.time_cap - self.clock.now, 0.0),
-            "tests_passed": self.passed,
-            "tests_total": self.tests_total,
-            "per_test": self.per_test,
-            "verdict": self.verdict,
-            "verdict_error": self.verdict_error,
-            "integrity": self.integrity,
-            "visible_passed": self.visible_passed,
-            "held_out_passed": self.held_out[0],
-            "held_out_total": self.held_out[1],
+            "tests_passed": book.passed,
+            "tests_total": book.tests_total,
+            "per_test": book.per_test,
+            "verdict": book.verdict,
+            "verdict_error": book.verdict_error,
+            "integrity": book.integrity,
+            "visible_passed": book.visible_passed,
+            "held_out_passed": book.held_out[0],
+            "held_out_total": book.held_out[1],
             "tool": st.last_tool,
             "error": st.error,
             "messages": st.messages,
-            "attribution": self.attribution[st.attributed :],
+            "attribution": book.attribution[st.attributed :],
             "tokens": st.tokens,
             "team_tokens": self.tokens,
             "done": st.done,
@@ -998,7 +902,9 @@ class Episode:
         observations = {self.names[i]: self.agents[i].obs for i in changed}
         now = self.clock.now
         self.recorder.write(
-            StepEvent(t=now, reward=reward, tests_passed=self.passed, observations=observations)
+            StepEvent(
+                t=now, reward=reward, tests_passed=self.book.passed, observations=observations
+            )
         )
         if self.ended:
             self.recorder.write(
@@ -1006,8 +912,8 @@ class Episode:
                     t=now,
                     kind=self.ended,
                     reason=self.end_reason or "",
-                    tests_passed=self.passed,
-                    tests_total=self.tests_total,
+                    tests_passed=self.book.passed,
+                    tests_total=self.book.tests_total,
                 )
             )
 
@@ -1018,4 +924,4 @@ class Episode:
             if st.result is None and st.error is None:
                 st.result = f"episode over: {self.end_reason}"
             self._observe(st, ready=False)
-            st.info["episode"] = {"r": self.total_reward, "l": st.actions, "t": self.clock.now}
+            st.info["episode"] = {"r": self.book.total_reward, "l": st.actions, "t": self.clock.now}

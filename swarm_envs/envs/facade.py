@@ -2,6 +2,8 @@
 
 Each form is a thin translation of its API to `Episode.step` and back; everything they
 have in common lives here, so that the forms differ only in what their APIs differ in.
+Readers outside the environments read a form's `view()` (an `EpisodeView`); `episode` is
+the engine, for the forms and menu mode.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from gymnasium.spaces import Space
 
 from swarm_envs.core.channels import agent_names, agent_range
 from swarm_envs.core.config import EnvConfig
+from swarm_envs.core.outcome import EpisodeView
 from swarm_envs.core.spaces import UnicodeText
-from swarm_envs.envs.episode import Episode
+from swarm_envs.envs.episode import Episode, SandboxFactory, ScorerFactory
 from swarm_envs.envs.render import dashboard
 from swarm_envs.error import ConfigError, Error
 from swarm_envs.generation.instances import TaskDistribution
@@ -50,6 +53,14 @@ class Rebuilt:
     def episode(self) -> Episode:
         """The simulation behind the environment (clock, workspace, scorer, messages)."""
 
+    def view(self) -> EpisodeView:
+        """The running episode as a frozen snapshot: time, counts, end, attribution, ...
+
+        What callers outside the environments read (rollout runners, servers, trainers,
+        the bench): it does not change as the episode goes on, and changing nothing.
+        """
+        return self.episode.view()
+
     def set_time_cap(self, seconds: float) -> None:
         """Set the time cap (virtual seconds) of every later episode; `math.inf`: no cap.
 
@@ -79,11 +90,20 @@ class SwarmBase(Rebuilt):
         task: str | Task = "calc",
         *,
         instances: Mapping[str, Any] | Sequence[str | Task] | None = None,
+        sandbox_factory: SandboxFactory | None = None,
+        scorer_factory: ScorerFactory | None = None,
         **config: Any,
     ):
         self.config = EnvConfig.build(**config)
         self.task = get_task(task)
         self._recipe: dict[str, Any] = {"task": self.task, "instances": instances, **config}
+        # The episode's collaborators, when not the defaults (a test's own scorer).
+        parts: dict[str, Any] = {}
+        if sandbox_factory is not None:
+            parts["sandbox_factory"] = sandbox_factory
+        if scorer_factory is not None:
+            parts["scorer_factory"] = scorer_factory
+        self._recipe.update(parts)
         self._distribution = (
             TaskDistribution(self.task, instances) if instances is not None else None
         )
@@ -99,7 +119,7 @@ class SwarmBase(Rebuilt):
         self.render_mode: str | None = self.config.render_mode
         self.possible_agents = agent_names(self.config.num_agents)
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
-        self._episode = Episode(self.task, self.config)
+        self._episode = Episode(self.task, self.config, **parts)
         self.agents: list[str] = []
 
     @property

@@ -112,6 +112,12 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
     | `roles` | `dict[str, int \| "fill"] \| None` | `None` | agents per role, in agent order |
     | `role_intros` | `dict[str, str]` | `{}` | a role's introduction in its first observation |
     | `role_tools` | `dict[str, list[str]]` | `{}` | the tools a role may call (and wait, done) |
+    | `sandbox_factory` | callable \| None | `None` | makes each sandbox (`make_sandbox`) |
+    | `scorer_factory` | callable \| None | `None` | makes each scorer (`make_scorer`) |
+
+    `env.view()` is the running episode as a frozen `EpisodeView` (time, counts, end,
+    tokens, messages, attribution, busy agents...): what code outside the environments
+    reads.
 
     ## Version History
 

@@ -18,11 +18,12 @@ def _bar(frac: float, width: int = 30) -> str:
 
 def dashboard(ep: Episode) -> str:
     """The dashboard text of an episode at its current time."""
-    total = max(ep.tests_total, 1)
+    passed, total_tests = ep.book.passed, ep.book.tests_total
+    total = max(total_tests, 1)
     lines = [
         f"swarm-envs | {ep.task.id} | {len(ep.agents)} agents | sync={ep.config.sync}",
         f"time  [{_bar(ep.now / ep.time_cap)}] {ep.now:9.1f}s / {ep.time_cap:.0f}s",
-        f"tests [{_bar(ep.passed / total)}] {ep.passed:5d} / {ep.tests_total} passing",
+        f"tests [{_bar(passed / total)}] {passed:5d} / {total_tests} passing",
         f"tokens {ep.tokens}" + (f" / {ep.config.token_budget}" if ep.config.token_budget else ""),
     ]
     rows = ep.agents[:MAX_ROWS]

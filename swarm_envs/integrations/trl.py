@@ -222,8 +222,8 @@ class SwarmRollout:
                 waiting[a] = [eos] if eos is not None and (not ids or ids[-1] != eos) else []
             obs, rewards, _, _, infos = env.step(actions)
             total += next(iter(rewards.values()), 0.0)
-        ep = env.episode
-        self.episodes.append({"seed": seed, "return": total, "tests_passed": ep.passed})
+        passed = env.view().tests_passed
+        self.episodes.append({"seed": seed, "return": total, "tests_passed": passed})
         return [samples[a] for a in trained], total
 
     def close(self) -> None:

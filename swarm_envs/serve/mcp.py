@@ -401,10 +401,10 @@ def serve_slots(
                 team: dict[str, Any] = dict(make_team(env.task, num_agents, teammates, seed + k))
                 team.update(server.agents)
                 trajectory = rollout(env, team, seed=seed + k, act_timeout_s=slot_timeout_s)
-                ep = env.episode
+                view = env.view()
                 announce(
-                    f"episode {k}: {ep.passed}/{ep.tests_total} tests pass at t={ep.now:.0f}s "
-                    f"({ep.ended}: {ep.end_reason})"
+                    f"episode {k}: {view.tests_passed}/{view.tests_total} tests pass at "
+                    f"t={view.time:.0f}s ({view.end}: {view.end_reason})"
                 )
                 out.append(trajectory)
     finally:

@@ -15,7 +15,7 @@ name. The mapping, field by field, from `SwarmParallelEnv`:
 | `infos[a]["time"]`, `["time_left"]` | `time`, `time_left` (`null`: no cap) |
 | `infos[a]["tests_passed"]`, `["tests_total"]` | `tests_passed`, `tests_total` |
 | `env.reset(seed, options)` | `reset(seed=..., time_cap=..., options=...)` |
-| `env.state()`, `env.episode` | `SwarmState` |
+| `env.state()`, `env.view()` | `SwarmState` |
 """
 
 from __future__ import annotations

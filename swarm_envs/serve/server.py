@@ -150,7 +150,7 @@ class SwarmEnvironment(Environment[SwarmAction, SwarmObservation, SwarmState]):
         env = self._env
         if env is None or self._closed:
             return SwarmState(episode_id=self._episode_id, step_count=self._steps, task=self._task)
-        ep = env.episode
+        view = env.view()
         return SwarmState(
             episode_id=self._episode_id,
             step_count=self._steps,
@@ -158,12 +158,12 @@ class SwarmEnvironment(Environment[SwarmAction, SwarmObservation, SwarmState]):
             agents=list(env.possible_agents),
             live=list(env.agents),
             ready=env.ready_agents,
-            time=ep.now,
-            time_cap=_plain(ep.time_cap),
-            tests_passed=ep.passed,
-            tests_total=ep.tests_total,
-            ended=ep.ended,
-            end_reason=ep.end_reason,
+            time=view.time,
+            time_cap=_plain(view.time_cap),
+            tests_passed=view.tests_passed,
+            tests_total=view.tests_total,
+            ended=view.end,
+            end_reason=view.end_reason,
         )
 
     def get_metadata(self) -> EnvironmentMetadata:
@@ -205,7 +205,7 @@ class SwarmEnvironment(Environment[SwarmAction, SwarmObservation, SwarmState]):
         reward: float,
     ) -> SwarmObservation:
         env = self._env
-        ep = env.episode
+        view = env.view()
         return SwarmObservation(
             done=terminated or truncated,
             reward=reward,
@@ -215,11 +215,11 @@ class SwarmEnvironment(Environment[SwarmAction, SwarmObservation, SwarmState]):
             truncated=truncated,
             ready=env.ready_agents,
             infos=_plain({a: dict(i) for a, i in infos.items()}),
-            time=ep.now,
-            time_left=_plain(max(ep.time_cap - ep.now, 0.0)),
-            tests_passed=ep.passed,
-            tests_total=ep.tests_total,
-            end_reason=ep.end_reason,
+            time=view.time,
+            time_left=_plain(view.time_left),
+            tests_passed=view.tests_passed,
+            tests_total=view.tests_total,
+            end_reason=view.end_reason,
         )
 
 

@@ -75,7 +75,8 @@ def _play_local(seed: int) -> list[tuple[int, float]]:
         while env.agents:
             acts = {a: team[a].act(obs[a], infos[a]) for a in env.ready_agents}
             obs, _, _, _, infos = env.step(acts)
-            curve.append((env.episode.passed, env.episode.now))
+            view = env.view()
+            curve.append((view.tests_passed, view.time))
     finally:
         env.close()
     return curve
@@ -188,7 +189,7 @@ def test_a_dropped_connection_frees_its_session_and_its_sandbox(server, sessions
     ws.send(json.dumps({"type": "reset", "data": {"seed": 0}}))
     assert json.loads(ws.recv(timeout=60))["type"] == "observation"
     (session,) = sessions()
-    root = session.parallel_env.episode.sandbox.root
+    root = session.parallel_env.view().workspace_root
     assert (root / "calc").is_dir()
     ws.socket.close()  # no closing handshake: the connection just ends
     poll(lambda: sessions() == [], 60, what="the dropped session to close")
@@ -210,7 +211,7 @@ def test_a_killed_client_process_frees_its_session_and_its_sandbox():
         try:
             assert client.stdout.readline().strip() == "playing"
             (session,) = table.values()
-            root = session.parallel_env.episode.sandbox.root
+            root = session.parallel_env.view().workspace_root
             assert (root / "calc").is_dir()
             client.send_signal(signal.SIGKILL)
             client.wait(timeout=30)

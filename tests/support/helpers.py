@@ -80,14 +80,14 @@ def step_one(env, action):
 
 def expect_error(env, action, fragment=None):
     """The action is an error observation that costs time and changes no file."""
-    before = snapshot(env.episode.sandbox.root)
-    t0 = env.episode.now
+    before = snapshot(env.view().workspace_root)
+    t0 = env.view().time
     obs, _, info = step_one(env, action)
     assert info["error"] is not None and obs.startswith("ERROR:")
     if fragment:
         assert fragment in info["error"], info["error"]
-    assert snapshot(env.episode.sandbox.root) == before
-    assert env.episode.now > t0 and env.agents == ["agent_0"]
+    assert snapshot(env.view().workspace_root) == before
+    assert env.view().time > t0 and env.agents == ["agent_0"]
     return info
 
 
@@ -182,3 +182,30 @@ def write_files(root: Path, files: dict[str, str], *, lstrip: bool = True) -> Pa
         text = textwrap.dedent(text)
         (root / rel).write_text(text.lstrip() if lstrip else text, encoding="utf-8")
     return root
+
+
+class KeptScorers:
+    """A scorer factory for an env (`scorer_factory=`) that keeps every scorer it makes.
+
+    The scorers are the real ones (`swarm_envs.scoring.make_scorer`); a test that attacks
+    or breaks the scorer of an episode (forges its cache, closes it, counts its runs)
+    reaches it here, and reads the episode through `env.view()`.
+    """
+
+    def __init__(self, on_make=None):
+        self.made = []
+        self.on_make = on_make  # called with each new scorer, before the episode uses it
+
+    def __call__(self, task, sandbox, **options):
+        from swarm_envs.scoring import make_scorer
+
+        scorer = make_scorer(task, sandbox, **options)
+        self.made.append(scorer)
+        if self.on_make is not None:
+            self.on_make(scorer)
+        return scorer
+
+    @property
+    def last(self):
+        """The scorer of the running episode."""
+        return self.made[-1]

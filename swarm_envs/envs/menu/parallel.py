@@ -245,7 +245,7 @@ class MenuParallelEnv(Rebuilt, ParallelEnv):
         self.np_random = self._text.np_random
         ep = self._text.episode
         if self._unit_tests is None:
-            ids = list(ep.per_test)
+            ids = list(ep.book.per_test)
             pos = {t: j for j, t in enumerate(ids)}
             self._test_ids = ids
             self._unit_tests = [
@@ -536,7 +536,7 @@ class MenuParallelEnv(Rebuilt, ParallelEnv):
             for k, cand in enumerate(self.candidates[u]):
                 if view.bodies == tuple(p[2] for p in cand.patches):
                     self._in_place[u] = k
-        per_test = self._text.episode.per_test
+        per_test = self._text.episode.book.per_test
         outcome = np.fromiter((per_test.get(t, False) for t in self._test_ids), dtype=bool)
         self._passing = np.zeros(U, dtype=bool)
         assert self._unit_tests is not None  # set by the first reset
@@ -580,7 +580,7 @@ class MenuParallelEnv(Rebuilt, ParallelEnv):
         cap = ep.time_cap
         g = L.max_units * width
         x[g] = min(max(cap - ep.now, 0.0) / cap, 1.0) if cap > 0 else 0.0
-        x[g + 1] = ep.passed / ep.tests_total if ep.tests_total else 0.0
+        x[g + 1] = ep.book.passed / ep.book.tests_total if ep.book.tests_total else 0.0
         x[g + 2] = i / len(self.possible_agents)
         x[g + len(GLOBAL_FEATURES) + i % AGENT_ID_SLOTS] = 1.0
         if ready:
