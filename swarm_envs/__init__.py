@@ -10,7 +10,7 @@ The reward is collective: the change in the number of the project's tests that p
 from swarm_envs.agents.rollout import Trajectory, arollout, rollout
 from swarm_envs.core.actions import Action, ToolCall, Usage, tool_schemas
 from swarm_envs.core.config import EnvConfig, TimeModel
-from swarm_envs.core.outcome import AgentInfo, StepOutcome
+from swarm_envs.core.outcome import AgentInfo, EpisodeView, StepOutcome
 from swarm_envs.core.schedule import TimeCapSchedule
 from swarm_envs.envs.registration import env, gym_id, parallel_env, raw_env, register_envs
 from swarm_envs.tasks import Task, get_task, register_task, registered
@@ -21,6 +21,7 @@ __all__ = [
     "Action",
     "AgentInfo",
     "EnvConfig",
+    "EpisodeView",
     "Task",
     "StepOutcome",
     "TimeCapSchedule",
