@@ -9,7 +9,9 @@ torch = pytest.importorskip("torch")
 
 from swarm_envs import cli  # noqa: E402
 from swarm_envs.baselines.ppo import Args, TrainingDiverged, load_config, train  # noqa: E402
-from swarm_envs.baselines.ppo.trainer import check_args, episode_seeds, parse_args  # noqa: E402
+from swarm_envs.baselines.ppo.checks import check_args  # noqa: E402
+from swarm_envs.baselines.ppo.envs import episode_seeds  # noqa: E402
+from swarm_envs.baselines.ppo.trainer import parse_args  # noqa: E402
 from swarm_envs.error import ConfigError  # noqa: E402
 
 TINY = dict(
