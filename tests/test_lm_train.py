@@ -1,5 +1,7 @@
 """The LM trainer end to end on CPU with a tiny model: runs, resumes exactly, learns, fails early."""
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -41,6 +43,12 @@ def test_calc_run_completes_and_resumes_to_the_same_state(tiny, tmp_path):
     (run_dir,) = (tmp_path / "a" / "runs" / "swarm").iterdir()  # runs/{env_id}__...
     assert run_dir.name.startswith("calc-v0__lm__0__")
     assert any(p.name.startswith("events.out.tfevents") for p in run_dir.iterdir())
+    # The run folder of both trainers (swarm_envs.baselines.outputs): rows, options, weights.
+    assert full.run_dir == run_dir and full.checkpoint == run_dir / "checkpoint.pt"
+    rows = [json.loads(line) for line in (run_dir / "metrics.jsonl").open()]
+    assert [r["update"] for r in rows] == [1, 2]
+    assert json.dumps(rows) == json.dumps(full.history)  # NaN as NaN
+    assert json.loads((run_dir / "args.json").read_text())["model"] == str(tiny)
 
     first = T.train(small_args(tiny, tmp_path / "b", num_updates=1), log=lambda *_: None)
     resumed = T.train(
@@ -57,6 +65,10 @@ def test_calc_run_completes_and_resumes_to_the_same_state(tiny, tmp_path):
         for k in x:
             assert torch.equal(x[k], y[k]), k
     assert resumed.metrics["charts/episodic_return"] == m["charts/episodic_return"]
+    # The resumed run's rows: the checkpoint's (update 1) and its own, each once.
+    assert [r["update"] for r in resumed.history] == [1, 2]
+    rows = [json.loads(line) for line in (resumed.run_dir / "metrics.jsonl").open()]
+    assert json.dumps(rows) == json.dumps(resumed.history)
 
 
 @pytest.mark.slow

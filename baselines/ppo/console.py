@@ -101,8 +101,10 @@ def print_summary(summary: Summary) -> None:
         ("time cap (last)", f"{last['charts/time_cap']:g} s"),
         ("agents (first -> last)", _sizes(first, last)),
         ("checkpoint", str(summary.checkpoint)),
-        ("TensorBoard", f"tensorboard --logdir {summary.run_dir.parent}"),
+        ("metrics", str(summary.run_dir / "metrics.jsonl")),
     ]
+    if any(summary.run_dir.glob("events.out.tfevents.*")):
+        rows.append(("TensorBoard", f"tensorboard --logdir {summary.run_dir.parent}"))
     for k, v in rows:
         table.add_row(k, v)
     console.print(table)
