@@ -106,7 +106,9 @@ class RunArgs:
     threads: int | None = None
     """torch CPU threads (none: torch's default)"""
     runs_dir: str = "runs"
-    """where runs (TensorBoard logs, metrics and checkpoints) are written"""
+    """where runs are written, one folder each (metrics.jsonl, TensorBoard, checkpoint.pt)"""
+    tensorboard: bool = True
+    """also write TensorBoard scalars in the run folder (metrics.jsonl is always written)"""
     checkpoint_every: int = 1
     """save a checkpoint every this many updates (0: only at the end)"""
     resume: str | None = None

@@ -26,9 +26,10 @@ import torch
 import swarm_envs
 from swarm_envs.agents.scripted import make_team
 from swarm_envs.baselines.ppo import Args, evaluate, train
+from swarm_envs.baselines.ppo.envs import make_envs
 from swarm_envs.baselines.ppo.policy import MenuPolicy
 from swarm_envs.baselines.ppo.rollout import collect
-from swarm_envs.baselines.ppo.trainer import make_envs, ppo_update
+from swarm_envs.baselines.ppo.trainer import ppo_update
 from swarm_envs.envs.menu import WorkMeter
 from swarm_envs.generation.generators import unit_patches
 

@@ -9,7 +9,7 @@ pytest.importorskip("torch")
 
 from swarm_envs.baselines.lm import train as lm_train  # noqa: E402
 from swarm_envs.baselines.ppo import Args as PPOArgs  # noqa: E402
-from swarm_envs.baselines.ppo.trainer import episode_seeds as ppo_seeds  # noqa: E402
+from swarm_envs.baselines.ppo.envs import episode_seeds as ppo_seeds  # noqa: E402
 
 
 def _ppo_run(seed: int, updates: int, num_envs: int) -> list[int]:

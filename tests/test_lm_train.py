@@ -1,5 +1,7 @@
 """The LM trainer end to end on CPU with a tiny model: runs, resumes exactly, learns, fails early."""
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -29,8 +31,8 @@ def _weights(setup):
 @pytest.mark.slow
 def test_calc_run_completes_and_resumes_to_the_same_state(tiny, tmp_path):
     full = T.train(small_args(tiny, tmp_path / "a"), log=lambda *_: None)
-    m = full["metrics"]
-    assert full["updates"] == 2
+    m = full.metrics
+    assert full.updates == 2
     for key in ("losses/policy_loss", "losses/value_loss", "losses/entropy", "losses/approx_kl",
                 "losses/clipfrac", "charts/episodic_return", "charts/SPS", "charts/time_cap",
                 "sao/clipfrac_low", "sao/clipfrac_high", "perf/generation_tokens_per_s",
@@ -41,14 +43,20 @@ def test_calc_run_completes_and_resumes_to_the_same_state(tiny, tmp_path):
     (run_dir,) = (tmp_path / "a" / "runs" / "swarm").iterdir()  # runs/{env_id}__...
     assert run_dir.name.startswith("calc-v0__lm__0__")
     assert any(p.name.startswith("events.out.tfevents") for p in run_dir.iterdir())
+    # The run folder of both trainers (swarm_envs.baselines.outputs): rows, options, weights.
+    assert full.run_dir == run_dir and full.checkpoint == run_dir / "checkpoint.pt"
+    rows = [json.loads(line) for line in (run_dir / "metrics.jsonl").open()]
+    assert [r["update"] for r in rows] == [1, 2]
+    assert json.dumps(rows) == json.dumps(full.history)  # NaN as NaN
+    assert json.loads((run_dir / "args.json").read_text())["model"] == str(tiny)
 
     first = T.train(small_args(tiny, tmp_path / "b", num_updates=1), log=lambda *_: None)
     resumed = T.train(
-        small_args(tiny, tmp_path / "b", num_updates=2, resume=first["checkpoint"]),
+        small_args(tiny, tmp_path / "b", num_updates=2, resume=str(first.checkpoint)),
         log=lambda *_: None,
     )
-    assert resumed["updates"] == 2
-    a, b = _weights(full["setup"]), _weights(resumed["setup"])
+    assert resumed.updates == 2
+    a, b = _weights(full.setup), _weights(resumed.setup)
     initial = load_causal_lm(tiny).state_dict()
     moved = [k for k, v in initial.items() if not torch.equal(v, a[0][f"policy.{k}"])]
     assert moved  # training changed the weights, so equality below means something
@@ -56,7 +64,11 @@ def test_calc_run_completes_and_resumes_to_the_same_state(tiny, tmp_path):
         assert x.keys() == y.keys()
         for k in x:
             assert torch.equal(x[k], y[k]), k
-    assert resumed["metrics"]["charts/episodic_return"] == m["charts/episodic_return"]
+    assert resumed.metrics["charts/episodic_return"] == m["charts/episodic_return"]
+    # The resumed run's rows: the checkpoint's (update 1) and its own, each once.
+    assert [r["update"] for r in resumed.history] == [1, 2]
+    rows = [json.loads(line) for line in (resumed.run_dir / "metrics.jsonl").open()]
+    assert json.dumps(rows) == json.dumps(resumed.history)
 
 
 @pytest.mark.slow
@@ -69,14 +81,14 @@ def test_async_rollouts_and_isolated_lora_policies(tiny, tmp_path):
         ),
         log=lambda *_: None,
     )  # fmt: skip
-    m = out["metrics"]
-    assert out["updates"] == 3
+    m = out.metrics
+    assert out.updates == 3
     assert 0 <= m["sao/staleness_max"] <= 2  # bounded: started within 1 version, consumed later
     for role in ("implementer", "reviewer"):
         assert np.isfinite(m[f"roles/{role}/entropy"]) and f"roles/{role}/kl_init" in m
     assert np.isfinite(m["isolated/implementer/grad_cosine"])  # two implementers
     assert "isolated/reviewer/grad_cosine" not in m  # a lone reviewer has nobody to agree with
-    setup = out["setup"]
+    setup = out.setup
     assert setup.actors["implementer"].policy is setup.actors["reviewer"].policy  # one base
     assert setup.actors["implementer"].adapter != setup.actors["reviewer"].adapter
 
@@ -214,9 +226,9 @@ def test_bf16_autocast_and_gradient_checkpointing_run_on_cpu(tiny, tmp_path):
         ),
         log=lambda *_: None,
     )
-    m = out["metrics"]
+    m = out.metrics
     assert np.isfinite(m["losses/policy_loss"]) and np.isfinite(m["losses/value_loss"])
-    actor = out["setup"].actors["agent"]
+    actor = out.setup.actors["agent"]
     assert actor.policy.is_gradient_checkpointing and actor.value_kind == "model"
 
 

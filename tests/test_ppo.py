@@ -1,6 +1,7 @@
 """The shared-policy PPO trainer through its entry points: train(), the CLI, config files."""
 
 import dataclasses
+import json
 
 import numpy as np
 import pytest
@@ -9,7 +10,9 @@ torch = pytest.importorskip("torch")
 
 from swarm_envs import cli  # noqa: E402
 from swarm_envs.baselines.ppo import Args, TrainingDiverged, load_config, train  # noqa: E402
-from swarm_envs.baselines.ppo.trainer import check_args, episode_seeds, parse_args  # noqa: E402
+from swarm_envs.baselines.ppo.checks import check_args  # noqa: E402
+from swarm_envs.baselines.ppo.envs import episode_seeds  # noqa: E402
+from swarm_envs.baselines.ppo.trainer import parse_args  # noqa: E402
 from swarm_envs.error import ConfigError  # noqa: E402
 
 TINY = dict(
@@ -40,16 +43,17 @@ def test_resumed_run_reproduces_the_uninterrupted_one_bit_for_bit(tmp_path, monk
     import swarm_envs.baselines.ppo.trainer as train_mod
 
     full = train(tiny(tmp_path, exp_name="full", num_updates=4, checkpoint_every=2))
-    # The same run, killed while collecting the rollouts of update 3.
+    # The same run, killed while collecting the rollouts of update 4: update 3 is logged,
+    # and lost with the process (the checkpoint is of update 2).
     real, calls = train_mod.collect, []
 
-    def crash_at_update_3(*a, **k):
+    def crash_at_update_4(*a, **k):
         calls.append(1)
-        if len(calls) == 3:
+        if len(calls) == 4:
             raise KeyboardInterrupt
         return real(*a, **k)
 
-    monkeypatch.setattr(train_mod, "collect", crash_at_update_3)
+    monkeypatch.setattr(train_mod, "collect", crash_at_update_4)
     args = tiny(tmp_path, exp_name="killed", num_updates=4, checkpoint_every=2)
     with pytest.raises(KeyboardInterrupt):
         train(args)
@@ -62,6 +66,9 @@ def test_resumed_run_reproduces_the_uninterrupted_one_bit_for_bit(tmp_path, monk
     assert rest.run_name == ckpt["run_name"]  # the same run goes on
     assert rest.global_step == full.global_step
     assert untimed(rest.history) == untimed(full.history)
+    # metrics.jsonl has each update once: update 3 of the killed process was dropped.
+    rows = [json.loads(line) for line in (rest.run_dir / "metrics.jsonl").open()]
+    assert untimed(rows) == untimed(full.history)
     a = torch.load(full.checkpoint, weights_only=False)
     b = torch.load(rest.checkpoint, weights_only=False)
     for k, v in a["policy"].items():
@@ -78,6 +85,13 @@ def test_tensorboard_keys_and_run_name(tmp_path):
     s = train(tiny(tmp_path, exp_name="keys", seed=7, num_updates=2))
     env_id, exp, seed, stamp = s.run_name.split("__")
     assert (env_id, exp, seed) == ("swarm/calc-menu-v0", "keys", "7") and stamp.isdigit()
+    # The run folder of both trainers (swarm_envs.baselines.outputs): rows, options, weights.
+    files = {p.name for p in s.run_dir.iterdir() if not p.name.startswith("events.out")}
+    assert files == {"metrics.jsonl", "args.json", "checkpoint.pt"}
+    rows = [json.loads(line) for line in (s.run_dir / "metrics.jsonl").open()]
+    assert untimed(rows) == untimed(s.history) and s.updates == 2
+    assert s.metrics["charts/episodic_return"] == s.history[-1]["charts/episodic_return"]
+    assert json.loads((s.run_dir / "args.json").read_text())["exp_name"] == "keys"
     acc = EventAccumulator(str(s.run_dir))
     acc.Reload()
     tags = set(acc.Tags()["scalars"])
@@ -108,9 +122,14 @@ def test_time_cap_curriculum_advances_per_update_and_reaches_the_envs(tmp_path):
             time_cap_end=12.0,
             time_cap_kind="linear",
             time_cap_updates=2,
+            tensorboard=False,
         )
     )
     assert [row["charts/time_cap"] for row in s.history] == [6.0, 9.0, 12.0]
+    # Without TensorBoard the rows are in metrics.jsonl all the same.
+    assert not list(s.run_dir.glob("events.out.tfevents.*"))
+    rows = [json.loads(line) for line in (s.run_dir / "metrics.jsonl").open()]
+    assert [row["charts/time_cap"] for row in rows] == [6.0, 9.0, 12.0]
     # Rollouts are truncated at the cap of their update (or end earlier).
     for row in s.history:
         assert row["swarm/virtual_time"] <= row["charts/time_cap"]

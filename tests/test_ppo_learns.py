@@ -11,8 +11,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from swarm_envs.baselines.ppo import Args, evaluate, train  # noqa: E402
+from swarm_envs.baselines.ppo.envs import make_envs  # noqa: E402
 from swarm_envs.baselines.ppo.policy import MenuPolicy  # noqa: E402
-from swarm_envs.baselines.ppo.trainer import make_envs  # noqa: E402
 
 # Seeds 1, 2, 3 (calc, 4 agents, 8 s cap, 25 updates x 8 rollouts, 16 held-out
 # episodes) gained +2.88, +6.19 and +6.31 tests; each must gain at least this much.

@@ -15,7 +15,8 @@ from support.helpers import TINY_TRAIN  # noqa: E402
 
 from swarm_envs import cli  # noqa: E402
 from swarm_envs.baselines import runs  # noqa: E402
-from swarm_envs.baselines.ppo.trainer import Args, env_recipes  # noqa: E402
+from swarm_envs.baselines.ppo import Args  # noqa: E402
+from swarm_envs.baselines.ppo.envs import env_recipes  # noqa: E402
 from swarm_envs.error import ConfigError  # noqa: E402
 
 TINY = [*TINY_TRAIN, "--num-agents", "2", "--num-updates", "1"]

@@ -6,7 +6,6 @@ so no test depends on the order). The unreachable-address tests ask for Ray not 
 """
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -124,9 +123,9 @@ def test_bench_on_ray_records_every_episode_and_a_crash(local_ray, tmp_path):
 def test_rollouts_on_ray_actors_are_those_of_the_same_jobs_here(local_ray):
     pytest.importorskip("torch")
     from swarm_envs.baselines.ppo import Args
+    from swarm_envs.baselines.ppo.envs import env_recipe
     from swarm_envs.baselines.ppo.policy import MenuPolicy
     from swarm_envs.baselines.ppo.rollout import collect_on, concat, sample_episode
-    from swarm_envs.baselines.ppo.trainer import env_recipe
     from swarm_envs.baselines.remote import EpisodeJob, run_episode
     from swarm_envs.distributed import Runner, WorkerPool
 
@@ -245,9 +244,9 @@ def test_lm_train_on_ray_runs_its_updates(local_ray, tiny, tmp_path, caplog):
     with caplog.at_level("INFO", logger="swarm_envs"):
         out = T.train(args, log=lambda *_: None)
     assert "rollouts on 2 Ray actors" in caplog.text
-    m = out["metrics"]
-    assert out["updates"] == 2 and out["setup"].episodes == 4
+    m = out.metrics
+    assert out.updates == 2 and out.setup.episodes == 4
     assert m["swarm/failed_rollouts"] == 0.0 and m["sao/staleness_max"] == 0.0
     assert m["charts/episodic_length"] >= args.num_agents
-    metrics = [json.loads(line) for line in (Path(out["run_dir"]) / "metrics.jsonl").open()]
+    metrics = [json.loads(line) for line in (out.run_dir / "metrics.jsonl").open()]
     assert [row["update"] for row in metrics] == [1, 2]

@@ -18,7 +18,8 @@ from swarm_envs.baselines.lm.rollout import EpisodeRecord, SwarmCollector
 from swarm_envs.baselines.lm.sao import AsyncRollouts, StalenessGate, WeightStore, snapshot
 
 if TYPE_CHECKING:
-    from swarm_envs.baselines.lm.train import Args, Setup
+    from swarm_envs.baselines.lm.run_setup import Setup
+    from swarm_envs.baselines.lm.train import Args
 
 
 class AdapterEngine:

@@ -30,7 +30,8 @@ from swarm_envs.baselines.remote import collect_remote
 from swarm_envs.vector import EnvRecipe
 
 if TYPE_CHECKING:
-    from swarm_envs.baselines.lm.train import Args, Setup
+    from swarm_envs.baselines.lm.run_setup import Setup
+    from swarm_envs.baselines.lm.train import Args
     from swarm_envs.distributed import WorkerPool
 
 
