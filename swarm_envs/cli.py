@@ -129,9 +129,15 @@ def build_parser() -> argparse.ArgumentParser:
         dest="command", required=True, metavar="COMMAND", parser_class=CommandParser
     )
     for command in COMMANDS:
-        # A command that parses its own options takes all of them, `--help` too.
-        own = {"add_help": False, "prefix_chars": "\0"} if command.own_options else {}
-        sub.add_parser(command.name, help=command.help, command=command, **own)
+        # A command that parses its own options gets all of them, `--help` too: with "\0" as
+        # the only prefix, argparse takes no argument for an option.
+        sub.add_parser(
+            command.name,
+            help=command.help,
+            command=command,
+            add_help=not command.own_options,
+            prefix_chars="\0" if command.own_options else "-",
+        )
     return parser
 
 
