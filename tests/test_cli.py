@@ -1,13 +1,18 @@
 """The `swarm-envs` command, as a user runs it."""
 
+import argparse
 import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from swarm_envs.cli import main
+from swarm_envs import arguments
+from swarm_envs.cli import COMMANDS, CommandParser, main
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_cli(*args):
@@ -17,7 +22,9 @@ def run_cli(*args):
 
 
 @pytest.mark.parametrize(
-    "command", [[], ["list"], ["run"], ["replay"], ["validate"], ["make-task"], ["generate"]]
+    "command",
+    [[], ["list"], ["run"], ["replay"], ["validate"], ["make-task"], ["make-suite"]]
+    + [["generate"], ["bench"]],
 )
 def test_help_everywhere(command):
     res = run_cli(*command, "--help")
@@ -100,3 +107,109 @@ def test_the_dashboard_renders_its_bars(capsys):
         "]" in ln and set(ln.split("[", 1)[1].split("]")[0]) <= {"#", "."} for ln in bars
     )
     assert any("#" in ln for ln in bars)
+
+
+def _imported_after(*argv):
+    """The modules a fresh interpreter holds after `swarm-envs ARGV`."""
+    code = (
+        "import json, sys\n"
+        "from swarm_envs.cli import main\n"
+        "try:\n"
+        f"    main({list(argv)!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    return set(json.loads(res.stderr.splitlines()[-1]))
+
+
+HEAVY = {"torch", "transformers", "tyro", "openenv", "mcp", "fastapi", "ray", "rich.progress"}
+
+
+def test_the_top_level_help_imports_no_command_and_nothing_heavy():
+    imported = _imported_after("--help")
+    modules = {c.module for c in COMMANDS}
+    unwanted = imported & (modules | HEAVY | {"swarm_envs.baselines", "swarm_envs.arguments"})
+    assert not unwanted, sorted(unwanted)
+
+
+def test_a_command_imports_its_own_module_alone():
+    imported = _imported_after("replay", "--help")
+    modules = {c.module for c in COMMANDS}
+    assert imported & modules == {"swarm_envs.envs.cli_replay"}
+    assert not imported & HEAVY, sorted(imported & HEAVY)
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=[c.name for c in COMMANDS])
+def test_every_command_module_has_the_one_shape(command):
+    import importlib
+
+    module = importlib.import_module(command.module)
+    assert callable(module.configure) and callable(module.run)
+    assert (module.__doc__ or "").startswith(f"The `swarm-envs {command.name}` command")
+    parser = CommandParser(prog=f"swarm-envs {command.name}", command=command)
+    assert parser.module is module  # configured on first use, once
+    assert parser.module is module
+    if not command.own_options:
+        assert parser.description and parser.format_help().count("--help") == 1
+
+
+def test_the_contracts_name_every_command():
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"][
+        "contracts"
+    ]
+    named = {c["name"]: c for c in contracts}
+    modules = {c.module for c in COMMANDS}
+    dispatcher = named[
+        "The dispatcher reaches its commands by name: `swarm-envs --help` imports none of them"
+    ]
+    assert set(dispatcher["forbidden_modules"]) == modules
+    leaves = named["A command's module is a leaf: nothing imports it, another command neither"]
+    assert set(leaves["protected_modules"]) == modules and leaves["allowed_importers"] == []
+    shared = named[
+        "The shared flags are the commands' alone: nothing else imports swarm_envs.arguments"
+    ]
+    assert set(shared["allowed_importers"]) == modules | {"swarm_envs.cli"}
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "says"),
+    [
+        (arguments.positive_int, "0", "expected a positive integer, got 0"),
+        (arguments.positive_int, "2.5", "expected a positive integer, got '2.5'"),
+        (arguments.positive_float, "0", "expected a positive number of seconds, got 0.0"),
+        (arguments.positive_float, "nan", "expected a positive number of seconds, got nan"),
+        (arguments.positive_float, "soon", "expected a number of seconds, got 'soon'"),
+    ],
+)
+def test_the_positive_types_refuse_naming_the_value(kind, text, says):
+    with pytest.raises(argparse.ArgumentTypeError, match=re.escape(says)):
+        kind(text)
+    assert arguments.positive_int("3") == 3 and arguments.positive_float("0.5") == 0.5
+
+
+def test_the_env_config_flags_merge_into_the_json(capsys):
+    parser = argparse.ArgumentParser()
+    arguments.add_env_config_flags(parser)
+    args = parser.parse_args(["--time-cap", "60", "--env-config", '{"scorer": "subprocess"}'])
+    assert arguments.env_config(args) == {"scorer": "subprocess", "time_cap_s": 60.0}
+    assert arguments.env_config(parser.parse_args([])) == {}
+
+
+def test_a_missing_extra_names_it_and_another_missing_module_is_raised(tmp_path, monkeypatch):
+    (tmp_path / "needs_extra.py").write_text("import swarm_envs_test_absent_pkg\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(arguments.EXTRAS, "serve", ("swarm_envs_test_absent_pkg",))
+    with pytest.raises(arguments.ConfigError) as e:
+        arguments.import_extra("needs_extra", "serve")
+    assert str(e.value) == (
+        "this command needs the serve extra (swarm_envs_test_absent_pkg is missing): "
+        "pip install 'swarm-envs[serve]'"
+    )
+    monkeypatch.setitem(arguments.EXTRAS, "serve", ("openenv",))
+    with pytest.raises(ModuleNotFoundError):  # a bug, not a missing extra
+        arguments.import_extra("needs_extra", "serve")

@@ -39,9 +39,11 @@ and the trainers' comparisons use them.
 
 Layer: above the environments (`swarm_envs.envs`), whose public API the rollout runner
 drives; may import `swarm_envs.core`, `swarm_envs.generation` (the scripted agents'
-candidate fixes), `swarm_envs.tasks` and `swarm_envs.error`. Owns the agent protocol
-(`protocol`), the rollout runner and its trajectories (`rollout`), the LLM agent (`llm`),
-its conversation and context policy (`conversation`) and the scripted agents (`scripted`).
+candidate fixes), `swarm_envs.tasks` and `swarm_envs.error` (and its command,
+`swarm_envs.arguments`). Owns the agent protocol (`protocol`), the rollout runner and its
+trajectories (`rollout`), the LLM agent (`llm`), its conversation and context policy
+(`conversation`), the scripted agents (`scripted`) and `swarm-envs run`, a scripted swarm
+on a task (`cli_run`).
 """
 
 from __future__ import annotations

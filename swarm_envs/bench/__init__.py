@@ -11,7 +11,8 @@ or from Python:
 
 `config` validates the grid, `runner` runs its episodes in worker processes and records
 them, `measures` and `fit` turn progress curves into figures (pure functions), `plots`
-draws them and `report` writes the Markdown report and the JSON of every figure.
+draws them and `report` writes the Markdown report and the JSON of every figure;
+`cli_bench` is the `swarm-envs bench` command.
 
 Layer: the top, beside the checker harness: may import the agents (scripted ones among
 them), the worker pool and everything below.

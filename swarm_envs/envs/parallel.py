@@ -91,7 +91,7 @@ class SwarmParallelEnv(AgentSpaces, ParallelEnv[str, str, Any]):
     | Parameter | Type | Default | Description |
     | --- | --- | --- | --- |
     | `task` | `str \| Task` | `"calc"` | task id (`"calc-v0"`), name (latest version) or folder |
-    | `instances` | `dict \| list \| None` | `None` | a task distribution (docs/environment.md: seeds) |
+    | `instances` | `dict \| list \| None` | `None` | a task distribution (docs/environment.md) |
     | `num_agents` | `int` | `4` | agents in the swarm, 1 to 4096 |
     | `sync` | `"event" \| "round"` | `"event"` | step until any agent is ready, or a barrier |
     | `time` | `TimeModel \| dict` | `TimeModel()` | seconds per token, per tool, message latency |

@@ -22,7 +22,8 @@ behind when anything fails) and registered, with Gymnasium too. `MAKE_TASK.md` i
 what was kept, moved, dropped and deselected, and why.
 
 Layer: above the environments (it registers the task it made with Gymnasium) and
-`swarm_envs.generation` (validation); owns turning a project folder into a task.
+`swarm_envs.generation` (validation); owns turning a project folder into a task, and the
+commands `swarm-envs make-task` (`cli_make_task`) and `make-suite` (`cli_make_suite`).
 """
 
 from swarm_envs.project.make_task import (

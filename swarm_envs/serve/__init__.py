@@ -5,7 +5,8 @@
 - `swarm_envs.serve.client`: `SwarmEnvClient`, openenv-core's `EnvClient` for it;
 - `swarm_envs.serve.models`: the typed action, observation and state of a swarm step;
 - `swarm_envs.serve.mcp`: agent slots over MCP (`swarm-envs mcp TASK`), so that any
-  MCP-speaking coding agent can be one of a swarm's agents.
+  MCP-speaking coding agent can be one of a swarm's agents;
+- `swarm_envs.serve.cli_serve`, `swarm_envs.serve.cli_mcp`: those two commands.
 
 Layer: above the environment's public API (`swarm_envs.parallel_env`, `tool_schemas`,
 `Action`, the rollout runner), beside the CLI; nothing below imports it. The engine stays
