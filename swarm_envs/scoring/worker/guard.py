@@ -43,7 +43,8 @@ Flagged (a finding: kind, test, detail) and, where it is a capability, refused:
 - always-equal objects (reported by the strict comparisons of canonical assertions).
 
 "Untrusted" code is the workspace's, or code whose file is not a trusted one (compiled
-from a string). A flagged run fails every test it ran.
+from a string). A finding fails the test during which it was made; one made while no test
+ran, or whose effect outlives its test (`protocol.PERSISTENT`), every later test too.
 """
 
 from __future__ import annotations
@@ -56,9 +57,14 @@ import types
 from typing import Any
 
 from .hardened import BUILTINS, DONE_EVENT, FINDING_EVENT, HELPERS, TRUSTED_PREFIXES
+from .protocol import PERSISTENT
 
 REPORT_EVENT = "swarm_envs.report"
-MAX_FINDINGS = 20
+#: what a frame view asks the guard (see `_view_types`)
+VIEW_EVENT = "swarm_envs.frame"
+#: findings reported per test, and per run (past them a test still fails, unreported)
+MAX_FINDINGS = 5
+MAX_RUN_FINDINGS = 1000
 # Categories of code, by the file it was compiled from.
 TRUSTED, CANONICAL, WORKSPACE, ANONYMOUS = range(4)
 # Outcome path, checked at every test (module dicts, and the classes in PER_TEST_CLASSES);
@@ -135,6 +141,137 @@ class Refused(RuntimeError):
     """What the code under test gets for an operation the guard refuses."""
 
 
+class RefusedOpen(PermissionError):
+    """What an open of a canonical test source gets on behalf of the code under test.
+
+    An `OSError`, so that `linecache` and `inspect` (asked by the code under test for the
+    source lines of a stack) carry on without them.
+    """
+
+
+def _view_types(_audit, _event, _frame_type, _code_type):  # noqa: ANN001, ANN202, C901
+    """The classes of frame views and code views (the guard runs this with globals of its own).
+
+    A frame view stands for a real frame that the code under test may not hold (see
+    `_install`). It keeps nothing: each of its attributes asks the guard (an audit event
+    of its own), which looks the real frame up in a table of its closure and answers by
+    the frame's code: the project's own frames in full, any other frame as its code name,
+    file, line and module `__name__` only. Its methods take everything they use as
+    defaults (read only through audited `__defaults__`), so rebinding a global changes
+    nothing; `isinstance(view, types.FrameType)` holds (`__class__`), so `inspect` and
+    `traceback` take it as a frame. A code view is plain data: a test function's
+    signature facts, never its constants or names.
+    """
+
+    def _ask(view, name, _audit=_audit, _event=_event):  # noqa: ANN001, ANN202
+        box = [None, None]
+        _audit(_event, view, name, box)
+        if box[1] is not None:
+            raise box[1]
+        return box[0]
+
+    def _getframe(*args, _audit=_audit, _event=_event):  # noqa: ANN002, ANN202
+        box = [None, None]
+        _audit(_event, None, args, box)
+        if box[1] is not None:
+            raise box[1]
+        return box[0]
+
+    class FrameView:
+        __slots__ = ("__weakref__",)
+        __module__ = None  # inspect.getmodule(view): no module to read source through
+        __class__ = property(lambda self, _t=_frame_type: _t)  # type: ignore[assignment]
+        f_back = property(lambda self, _a=_ask: _a(self, "f_back"))
+        f_code = property(lambda self, _a=_ask: _a(self, "f_code"))
+        f_globals = property(lambda self, _a=_ask: _a(self, "f_globals"))
+        f_locals = property(lambda self, _a=_ask: _a(self, "f_locals"))
+        f_builtins = property(lambda self, _a=_ask: _a(self, "f_builtins"))
+        f_lineno = property(lambda self, _a=_ask: _a(self, "f_lineno"))
+        f_lasti = property(lambda self, _a=_ask: _a(self, "f_lasti"))
+        f_trace = property(lambda self: None, lambda self, value: None)
+        f_trace_lines = property(lambda self: False, lambda self, value: None)
+        f_trace_opcodes = property(lambda self: False, lambda self, value: None)
+
+        def clear(self):  # noqa: ANN202
+            return None
+
+        def __repr__(self, _a=_ask):  # noqa: ANN001, ANN204
+            return _a(self, "repr")
+
+    class CodeView:
+        __slots__ = (
+            "co_name",
+            "co_qualname",
+            "co_filename",
+            "co_firstlineno",
+            "co_argcount",
+            "co_posonlyargcount",
+            "co_kwonlyargcount",
+            "co_flags",
+            "co_varnames",
+            "co_nlocals",
+            "co_consts",
+            "co_names",
+            "co_freevars",
+            "co_cellvars",
+            "_positions",
+            "_lines",
+        )
+        __module__ = None
+        __class__ = property(lambda self, _t=_code_type: _t)  # type: ignore[assignment]
+
+        def co_positions(self, _iter=iter):  # noqa: ANN001, ANN202
+            return _iter(self._positions)
+
+        def co_lines(self, _iter=iter):  # noqa: ANN001, ANN202
+            return _iter(self._lines)
+
+        def __repr__(self):  # noqa: ANN204
+            where = f'file "{self.co_filename}", line {self.co_firstlineno}'
+            return f"<code object {self.co_name}, {where}>"
+
+    def walkers(traceback, inspect, _ask=_ask):  # noqa: ANN001, ANN202
+        """(module, name, replacement): the standard walkers of tracebacks, giving views."""
+        real_inner = inspect.getinnerframes
+        info = inspect.FrameInfo
+
+        def walk_tb(tb, _ask=_ask):  # noqa: ANN001, ANN202
+            while tb is not None:
+                yield _ask(tb.tb_frame, "wrap"), tb.tb_lineno
+                tb = tb.tb_next
+
+        def walk_tb_positions(tb, _ask=_ask, _pos=traceback._get_code_position):  # noqa: ANN001, ANN202
+            while tb is not None:
+                frame = tb.tb_frame
+                positions = _pos(frame.f_code, tb.tb_lasti)
+                if positions[0] is None:
+                    positions = (tb.tb_lineno, *positions[1:])
+                yield _ask(frame, "wrap"), positions
+                tb = tb.tb_next
+
+        def getinnerframes(tb, context=1, _ask=_ask, _inner=real_inner, _info=info):  # noqa: ANN001, ANN202
+            return [
+                _info(
+                    _ask(f.frame, "wrap"),
+                    f.filename,
+                    f.lineno,
+                    f.function,
+                    f.code_context,
+                    f.index,
+                    positions=f.positions,
+                )
+                for f in _inner(tb, context)
+            ]
+
+        return (
+            (traceback, "walk_tb", walk_tb),
+            (traceback, "_walk_tb_with_full_positions", walk_tb_positions),
+            (inspect, "getinnerframes", getinnerframes),
+        )
+
+    return FrameView, CodeView, _getframe, walkers
+
+
 def _refuse_signals(*args: object, **kwargs: object) -> None:
     sys.audit(FINDING_EVENT, "signal_handler", "the code under test set a signal handler or timer")
     raise Refused(f"signal handlers and timers are {_VETO}")
@@ -173,6 +310,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     caller_codes: frozenset[int],
     harness_dir: str,
     canonical_imports: tuple[str, ...] = (),
+    shell_codes: frozenset[int] = frozenset(),
 ) -> None:
     """The guard proper.
 
@@ -185,6 +323,8 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         caller_codes: ids of the code objects allowed to report (the reporter's).
         harness_dir: the worker's directory (its frames are trusted, its files private).
         canonical_imports: modules that canonical tests import (watched like pytest).
+        shell_codes: ids of the canonical code objects that are shells (`hardened`): a
+            function's signature, with nothing of its body.
     """
     import _thread
     import gc
@@ -268,6 +408,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         if type(f) is FunctionType
     )
     canonical = frozenset(canonical_codes)
+    shells = frozenset(shell_codes)
     callers = frozenset(caller_codes)
     categories: dict[object, int] = {}
     busy: set[int] = set()
@@ -366,6 +507,9 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         "canonical_dicts": None,
         "owner": "",  # the test file whose collection or test is running
         "workspace_ran": False,  # a workspace module was loaded
+        "flagged": False,  # a finding during the running test: it fails
+        "poisoned": False,  # a finding outside any test, or one that outlives its test
+        "test_findings": 0,  # findings while this test (or the collection) ran
     }
 
     def current_test() -> str:
@@ -375,9 +519,16 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         return "(collection)" if state["collected"] is None else ""
 
     def flag(kind: str, detail: str) -> None:
-        if len(findings) >= MAX_FINDINGS:
-            return
         finding = {"kind": plain(kind, 40), "test": current_test(), "detail": plain(detail, 500)}
+        # A finding fails the test during which the code under test acted; one made while
+        # no test ran, or whose effect outlives its test (the harness changed), every
+        # later test too (the host applies the same rule: `protocol.RunState.flagged`).
+        if state["current"] is None or finding["kind"] in PERSISTENT:
+            state["poisoned"] = True
+        state["flagged"] = True
+        state["test_findings"] += 1
+        if state["test_findings"] > MAX_FINDINGS or len(findings) >= MAX_RUN_FINDINGS:
+            return
         findings.append(finding)
         emit({"ev": "integrity", **finding})
 
@@ -428,6 +579,130 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         fast = snapshot_of(fast_names, PER_TEST_CLASSES)
         fast.append(["the builtins of canonical tests", BUILTINS, *ids(BUILTINS)])
         return fast, snapshot_of(full_names)
+
+    # ------------------------------------------------------------ frame views
+    # The code under test may walk the stack (a deprecation helper's caller, a CLI
+    # framework's caller module, `logging`, `warnings`, `inspect.stack()`): it gets views,
+    # in which frames of any code but the project's show their code name, file, line and
+    # module `__name__` only (their locals, globals, constants and source stay out of
+    # reach). `sys._getframe` and the standard library's walkers of tracebacks are
+    # replaced by the views' own; trusted code with nothing of the project's below it
+    # (pytest) still gets real frames.
+    made = FunctionType(
+        _view_types.__code__,
+        {"__builtins__": dict(builtins.__dict__), "__name__": __name__},
+        "_view_types",
+    )
+    FrameView, CodeView, view_getframe, view_walkers = made(
+        sys.audit, VIEW_EVENT, types.FrameType, types.CodeType
+    )
+    views: dict[object, object] = {}  # real frame -> its view (cleared at every test)
+    reals: dict[object, object] = {}  # view -> its real frame
+    code_views: dict[object, object] = {}
+
+    def project_code(code: object) -> bool:
+        """The project's own code (the workspace's, or compiled from a string by it)."""
+        return category(code.co_filename) >= WORKSPACE  # type: ignore[attr-defined]
+
+    def view_of(frame: object) -> object:
+        v = views.get(frame)
+        if v is None:
+            v = FrameView()
+            views[frame] = v
+            reals[v] = frame
+        return v
+
+    def code_view(code: Any) -> object:
+        cv = code_views.get(code)
+        if cv is None:
+            cv = CodeView()
+            n = code.co_argcount + code.co_kwonlyargcount
+            n += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
+            cv.co_name, cv.co_qualname = code.co_name, code.co_qualname
+            cv.co_filename, cv.co_firstlineno = code.co_filename, code.co_firstlineno
+            cv.co_argcount, cv.co_posonlyargcount = code.co_argcount, code.co_posonlyargcount
+            cv.co_kwonlyargcount, cv.co_flags = code.co_kwonlyargcount, code.co_flags
+            cv.co_varnames, cv.co_nlocals = tuple(code.co_varnames[:n]), n
+            cv.co_consts = cv.co_names = cv.co_freevars = cv.co_cellvars = ()
+            cv._positions, cv._lines = tuple(code.co_positions()), tuple(code.co_lines())
+            code_views[code] = cv
+        return cv
+
+    def redacted_globals(g: object) -> dict:
+        if type(g) is not dict:
+            return {}
+        return {k: g.get(k) if type(g.get(k)) is str else None for k in ("__name__", "__file__")}
+
+    def on_view(args: tuple) -> None:  # noqa: C901 - one branch per attribute of a frame
+        if len(args) != 3 or type(args[2]) is not list or len(args[2]) != 2:
+            return
+        target, what, box = args
+        if target is None:  # sys._getframe(*what)
+            if type(what) is not tuple or len(what) > 1:
+                box[1] = TypeError("_getframe expected at most 1 argument")
+                return
+            depth = what[0] if what else 0
+            if type(depth) is not int and type(depth) is not bool:
+                box[1] = TypeError("an integer is required")
+                return
+            caller = getframe(3)  # 0: on_view, 1: hook, 2: the replacement, 3: its caller
+            f = caller
+            for _ in range(int(depth)):
+                f = f.f_back if f is not None else None  # type: ignore[attr-defined]
+            if f is None:
+                box[1] = ValueError("call stack is not deep enough")
+                return
+            box[0] = f if untrusted_frame(caller) is None else view_of(f)
+            return
+        if what == "wrap":  # a real frame from a walker of tracebacks (`view_walkers`)
+            if type(target) is types.FrameType:
+                box[0] = target if untrusted_frame(getframe(2)) is None else view_of(target)
+            return
+        if type(target) is not FrameView:
+            return
+        real: Any = reals.get(target)
+        if real is None:
+            return  # a view of an earlier test: dead
+        own = project_code(real.f_code)
+        if what == "f_back":
+            back = real.f_back
+            box[0] = None if back is None else view_of(back)
+        elif what == "f_code":
+            box[0] = real.f_code if own else code_view(real.f_code)
+        elif what == "f_globals":
+            box[0] = real.f_globals if own else redacted_globals(real.f_globals)
+        elif what == "f_locals":
+            box[0] = real.f_locals if own else {}
+        elif what == "f_builtins":
+            box[0] = real.f_builtins if own else {}
+        elif what == "f_lineno":
+            box[0] = real.f_lineno
+        elif what == "f_lasti":
+            box[0] = real.f_lasti
+        elif what == "repr":
+            box[0] = f"<frame view of {where(real)}>"
+
+    def forget_views() -> None:
+        views.clear()
+        reals.clear()
+
+    def purge_sources() -> None:
+        """Canonical test sources out of `linecache` (pytest reads them to report failures)."""
+        lc = modules_dict.get("linecache")
+        if lc is None or not issubclass(type(lc), ModuleType):
+            return
+        cache = module_dict(lc).get("cache")
+        if type(cache) is not dict:
+            return
+        for k in list(dict.keys(cache)):
+            if type(k) is str and k.startswith(test_roots):
+                dict.pop(cache, k, None)
+
+    sys._getframe = view_getframe
+    import traceback as _traceback
+
+    for module, name, replacement in view_walkers(_traceback, inspect):
+        setattr(module, name, replacement)
 
     fast, full = take_snapshots()
 
@@ -607,8 +882,11 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 return
             state["current"] = nodeid
             state["owner"] = nodeid.partition("::")[0]
+            forget_views()
+            purge_sources()
             state["phases"] = []
-            state["done"] = state["in_call"] = False
+            state["done"] = state["in_call"] = state["flagged"] = False
+            state["test_findings"] = 0
             state["funcargs"] = None
             emit({"ev": "start", "id": nodeid})
             check_item(nodeid, entry, facts)
@@ -638,6 +916,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             if when != "call" and any(w == when for w, _ in state["phases"]):
                 flag("report_changed", f"{cur}: two reports for its {when} phase")
             state["phases"].append((when, outcome))
+            purge_sources()  # pytest read the test's source to report it
             if outcome != "passed":
                 prefix = "skipped: " if outcome == "skipped" else ""
                 emit({"ev": "bad", "id": cur, "when": when, "text": prefix + text})
@@ -659,7 +938,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                     "outcome_forged",
                     f"{cur}: pytest reported a pass, but its body did not run to its end",
                 )
-            passed = reported and state["done"] and not findings
+            passed = reported and state["done"] and not state["flagged"] and not state["poisoned"]
             emit({"ev": "done", "id": cur, "passed": passed})
             state["current"] = None
             state["owner"] = ""
@@ -746,66 +1025,82 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             return
         state["done"] = True
 
-    def frame_user(frame: object) -> object | None:
-        """The frame on whose behalf a frame-returning function runs (skips inspect etc.)."""
+    def on_getframe(event: str, args: tuple) -> None:
+        """The interpreter's own frame functions (the project has `view_getframe`)."""
+        if event == "sys._getframemodulename":
+            return  # a module name: what views give too
+        caller = getframe(2)
+        if event == "sys._current_frames":
+            if untrusted_frame(caller) is not None:
+                flag("frame_introspection", f"{where(untrusted_frame(caller))} called {event}")
+                raise Refused(_VETO)
+            return
+        # The real sys._getframe, held from before the guard replaced it.
+        returned = args[0] if args else None
+        if project_code(caller.f_code):
+            flag("frame_introspection", f"{where(caller)} called the real {event}")
+            raise Refused(_VETO)
+        if returned is not None and exposes(returned) and untrusted_frame(caller) is not None:
+            raise Refused(_VETO)
+
+    def exposes(frame: object) -> bool:
+        """True if a real frame is, or leads through `f_back` to, a test or harness frame."""
         f = frame
         while f is not None:
-            code = f.f_code  # type: ignore[attr-defined]
-            fn = code.co_filename
-            if type(fn) is not str or not (
-                fn.endswith(("/inspect.py", "/traceback.py"))
-                or (fn.endswith("/logging/__init__.py") and code.co_name == "<lambda>")
-            ):
-                return f
+            if is_private(f.f_code.co_filename):  # type: ignore[attr-defined]
+                return True
             f = f.f_back  # type: ignore[attr-defined]
-        return None
+        return False
 
-    def on_getframe(event: str, args: tuple) -> None:
-        caller = getframe(2)
-        user = frame_user(caller)
-        if user is not None and category(user.f_code.co_filename) < WORKSPACE:  # type: ignore[attr-defined]
-            returned = args[0] if args else None
-            if returned is None or not is_private(returned.f_code.co_filename):
-                return
-            if untrusted_frame(caller) is None:
-                return
-        flag("frame_introspection", f"{where(user)} called {event}")
-        raise Refused(_VETO)
+    def on_getattr(args: tuple) -> None:  # noqa: C901 - one branch per audited attribute
+        """Reads of code and real frames: the project gets views, or nothing.
 
-    def on_getattr(args: tuple) -> None:
+        The project never holds a real frame from which a test's or the harness's locals
+        are reachable (`f_back` and `f_locals` are not audited): such reads are refused
+        where the project itself makes them; trusted code may read them on its behalf (it
+        gives back text, or views: `view_walkers`). Refusing them is silent: nothing was
+        learnt. Reading a canonical function's own code (not its shell's) is refused, and
+        flagged where the project reads it itself.
+        """
         obj, name = args[0], args[1]
+        reader = getframe(2)
+        direct = project_code(reader.f_code)
         if name == "__code__":
             # Canonical tests' code holds their expected values; pytest's and ours, nothing.
             target = code_of(obj) if type(obj) is FunctionType else None
             if target is None or category(target.co_filename) != CANONICAL:
                 return
-            reader = getframe(2)
-            if id(reader.f_code) in harmless_readers:
+            if id(target) in shells or id(reader.f_code) in harmless_readers:
                 return
-            bad = untrusted_frame(reader)
-            if bad is not None:
-                flag("code_introspection", f"{where(bad)} read the code of {plain(target.co_name)}")
-                raise Refused(_VETO)
-            return
-        caller = getframe(2)
-        if name == "f_code":
-            if is_private(obj.f_code.co_filename) and untrusted_frame(caller) is not None:
+            if direct:
                 flag(
-                    "frame_introspection",
-                    f"{where(untrusted_frame(caller))} inspected a test or harness frame",
+                    "code_introspection",
+                    f"{where(reader)} read the code of {plain(target.co_name)}",
                 )
                 raise Refused(_VETO)
-        elif name == "tb_frame":
-            frame = obj.tb_frame
-            direct = category(caller.f_code.co_filename) >= WORKSPACE
-            private = is_private(frame.f_code.co_filename)
-            if direct or (private and untrusted_frame(caller) is not None):
-                flag("frame_introspection", f"{where(caller)} took a frame from a traceback")
+            if untrusted_frame(reader) is not None:
                 raise Refused(_VETO)
-        elif name in ("gi_frame", "cr_frame", "ag_frame", "gi_code", "cr_code", "ag_code"):
-            user = frame_user(caller)
-            if user is not None and category(user.f_code.co_filename) >= WORKSPACE:  # type: ignore[attr-defined]
-                flag("frame_introspection", f"{where(user)} read .{plain(name)}")
+        elif name == "f_code":
+            if direct and not project_code(obj.f_code):
+                raise Refused(_VETO)
+        elif name == "tb_frame":
+            if direct and exposes(obj.tb_frame):
+                raise Refused(_VETO)
+        elif name in ("gi_frame", "cr_frame", "ag_frame"):
+            frame = getattr(obj, name)
+            if frame is None:
+                return
+            # A generator's frame leads to whoever resumes it next (a test): the project
+            # may not keep one, nor have trusted code read one of another's generators.
+            if direct or (not project_code(frame.f_code) and untrusted_frame(reader) is not None):
+                raise Refused(_VETO)
+        elif name in ("gi_code", "cr_code", "ag_code"):
+            code = getattr(obj, name)
+            if (
+                category(code.co_filename) == CANONICAL
+                and id(code) not in shells
+                and untrusted_frame(reader) is not None
+            ):
                 raise Refused(_VETO)
 
     def on_setattr(args: tuple) -> None:
@@ -845,10 +1140,13 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             full.startswith(test_roots) and full.endswith(".py")
         )
         if private:
-            bad = untrusted_frame(getframe(2))
-            if bad is not None:
-                flag("test_source_read", f"{where(bad)} opened {full}")
-                raise Refused(_VETO)
+            reader = getframe(2)
+            if project_code(reader.f_code):
+                flag("test_source_read", f"{where(reader)} opened {full}")
+                raise RefusedOpen(13, f"{_VETO}: {full}")
+            if untrusted_frame(reader) is not None:
+                # `inspect.stack()` or a traceback printed for the project: without the lines.
+                raise RefusedOpen(13, f"{_VETO}: {full}")
 
     def on_compile(event: str, args: tuple) -> None:
         direct = category(getframe(2).f_code.co_filename) >= WORKSPACE
@@ -870,7 +1168,8 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     compiling = ("compile", "code.__new__", "marshal.loads")
 
     watched = frozenset(
-        {REPORT_EVENT, DONE_EVENT, FINDING_EVENT, "open", "import", "object.__getattr__"}
+        {REPORT_EVENT, DONE_EVENT, FINDING_EVENT, VIEW_EVENT, "open", "import"}
+        | {"object.__getattr__"}
         | {"object.__setattr__", "object.__delattr__", *frames, *gc_events, *interpreter}
         | set(compiling)
     )
@@ -892,6 +1191,8 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 on_report(args)
             elif event == DONE_EVENT:
                 on_done()
+            elif event == VIEW_EVENT:
+                on_view(args)
             elif event == FINDING_EVENT:
                 flag(plain(args[0] if args else "", 40), plain(args[1] if len(args) > 1 else ""))
             elif event == "open":
@@ -916,7 +1217,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 raise Refused(_VETO)
             elif event in compiling:
                 on_compile(event, args)
-        except Refused:
+        except (Refused, RefusedOpen):
             raise
         except BaseException as e:  # noqa: BLE001 - a fault of the guard fails the run, safely
             flag("guard_error", f"{plain(type(e).__name__)} while handling {plain(event, 60)}")
