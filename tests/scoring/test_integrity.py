@@ -84,6 +84,53 @@ class Ratio:
     __hash__ = None
 
 
+class Schema:
+    """Compared by its source, not by its compiled form (as voluptuous' Schema is)."""
+
+    def __init__(self, source):
+        self.source = source
+        self.compiled = object()  # a fresh compiled form every time
+
+    def __eq__(self, other):
+        return isinstance(other, Schema) and self.source == other.source
+
+    __hash__ = None
+
+
+class URI(tuple):
+    """Equal to its string and to its tuple, as rfc3986's URIReference (a namedtuple) is."""
+
+    def __new__(cls, scheme, host):
+        return super().__new__(cls, (scheme, host))
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            scheme, sep, host = other.partition("://")
+            other = (scheme, host) if sep else None
+        return tuple(self) == other
+
+    __hash__ = tuple.__hash__
+
+
+class Caseless(str):
+    def __eq__(self, other):
+        return isinstance(other, str) and self.lower() == other.lower()
+
+    __hash__ = None
+
+
+class OfItsType:
+    """False to sentinels and fresh objects, True to anything of the expected value's type."""
+
+    def __init__(self, kind=int):
+        self.kind = kind
+
+    def __eq__(self, other):
+        return type(other) is self.kind and type(other) is not object
+
+    __hash__ = None
+
+
 class Box:
     def __init__(self, items):
         self.items = items
@@ -106,8 +153,15 @@ def test_strict_eq_agrees_with_eq_on_honest_values(findings):
         (Fraction(1, 2), 0.5),
         (Point(1), Point(1)),
         (Point(1), Point(2)),
-        (Loose(1), Loose(1)),
         (Ratio(1, 2), Ratio(2, 4)),
+        (Schema({"a": int}), Schema({"a": int})),
+        (Schema({"a": int}), Schema({"a": str})),
+        (URI("http", "a.org"), "http://a.org"),
+        (URI("http", "a.org"), ("http", "a.org")),
+        (URI("http", "a.org"), "http://b.org"),
+        ([URI("http", "a.org")], ["http://a.org"]),
+        (Caseless("Abc"), "aBC"),
+        (Caseless("Abc"), "abd"),
         (Ratio(1, 2), Ratio(1, 3)),
         ([nan], [nan]),
         (None, 0),
@@ -129,13 +183,18 @@ def test_strict_eq_rejects_liars_and_reports_them(findings):
     assert not h.strict_eq(IntsAndLists(), 7) and not h.strict_eq(IntsAndLists(), [1])
     assert not h.strict_eq(Point(AlwaysEqual()), Point(1))
     assert len(findings) >= 6 and all(kind == "always_equal" for kind, _ in findings)
-    # Equal to any instance of its class (so a fresh object() does not catch it): the two
-    # objects' states differ and __eq__ reads none of the fields they differ in.
+    # Equal to any instance of its class (so a fresh object() does not catch it): it
+    # equals a fresh one of its class with other state, whatever the two compared hold.
     findings.clear()
     assert not h.strict_eq(Loose(1), Loose(2))
     assert not h.strict_eq([Loose(1)], [Loose(2)])
-    assert [kind for kind, _ in findings] == ["lying_dunder", "lying_dunder"]
-    # A subclass of a built-in type is compared by its value, not by its methods.
+    assert not h.strict_eq(Loose(1), Loose(1))
+    # False to sentinels, True to whatever has the expected value's type: it equals the
+    # expected value and two altered copies of it.
+    assert not h.strict_eq(OfItsType(), 3)
+    assert not h.strict_eq([OfItsType(list)], [[1, 2]])
+    assert [kind for kind, _ in findings] == ["lying_dunder"] * 3 + ["always_equal"] * 2
+    # A subclass of a built-in type is judged by what its __eq__ does, like any other.
 
     class Shouting(str):
         def __eq__(self, other):
