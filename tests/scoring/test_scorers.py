@@ -140,13 +140,17 @@ def honest_then_forged(kind, tmp_path, sandbox, honest, test_file, use, forged, 
 
 def test_a_lazily_imported_standard_name_is_not_a_change(kind, tmp_path, sandbox):
     """`concurrent.futures` binds `ThreadPoolExecutor` in itself on first use (its
-    `__getattr__`): the genuine class, not the code under test's doing; a fake is."""
+    `__getattr__`): the genuine class, not the code under test's doing; a class of the
+    project's in its place is."""
     use = (
         "import concurrent.futures\n\nfrom mathy.text import shout\n\n\ndef test_pool():\n"
         "    with concurrent.futures.ThreadPoolExecutor(2) as ex:\n"
         "        assert list(ex.map(shout, ['a'])) == ['A!']\n"
     )
-    fake = "import concurrent.futures\n\nconcurrent.futures.ThreadPoolExecutor = object\n"
+    fake = (
+        "import concurrent.futures\n\n\nclass Pool:\n    pass\n\n\n"
+        "concurrent.futures.ThreadPoolExecutor = Pool\n"
+    )
     honest_then_forged(kind, tmp_path, sandbox, "", "test_pool.py", use, fake, "harness_changed")
 
 

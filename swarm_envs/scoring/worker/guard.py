@@ -100,7 +100,8 @@ FAST_MODULES = (
     "pluggy._manager",
     "pluggy._result",
 )
-# Attributes that pytest and the standard library set during a run: (module or class, name).
+# What pytest sets in its own modules and classes during a run (module or class, name):
+# elsewhere only what the project made is suspect (`made_by_project`).
 LEGITIMATE_CHANGES = frozenset(
     {("*", "_pytest_diamond_inheritance_warning_shown")}
     # Set by `warnings.warn` in the module a warning is attributed to (a deprecation warning
@@ -109,29 +110,11 @@ LEGITIMATE_CHANGES = frozenset(
     # Cached on a class by copyreg the first time one of its objects is copied or pickled.
     | {("*", "__slotnames__")}
     | {("_pytest.assertion.util", n) for n in ("_reprcompare", "_assertion_pass", "_config")}
-    | {("warnings", n) for n in ("filters", "showwarning", "_showwarnmsg_impl", "_showwarnmsg")}
-    | {("warnings", n) for n in ("_onceregistry", "defaultaction", "_filters_version")}
-    | {("re", "_cache"), ("re", "_MAXCACHE")}
-    # Made on first use: the random name sequence and the temporary directory.
-    | {("tempfile", "_name_sequence"), ("tempfile", "tempdir")}
-    # Set by time.tzset() (a test that changes TZ).
-    | {("time", n) for n in ("tzname", "timezone", "altzone", "daylight")}
     | {("_pytest.debugging.pytestPDB", n) for n in ("_config", "_pluginmanager", "_saved")}
 )
 #: functions of `inspect` that read a function's `__code__` and return none of it (flags, a
 #: signature): code under test may have them read a canonical test function's code
 HARMLESS_CODE_READERS = ("_has_code_flag", "_signature_is_functionlike", "_signature_from_function")
-#: (module, name) -> the backport that replaces it with its own function when it is imported
-#: (typing_extensions' PEP 696 defaults, on Pythons before 3.13)
-BACKPORTED = {
-    ("typing", name): "typing_extensions"
-    for name in ("_check_generic", "_collect_parameters", "_collect_type_vars")
-}
-#: (module, name) -> the submodule its `__getattr__` imports the name from on first use
-LAZY_ATTRIBUTES = {
-    ("concurrent.futures", "ThreadPoolExecutor"): "concurrent.futures.thread",
-    ("concurrent.futures", "ProcessPoolExecutor"): "concurrent.futures.process",
-}
 _VETO = "refused by the scoring harness"
 # Signal handlers run between any two bytecodes, the guard's own included: none may be set.
 _SIGNAL_SETTERS = ("signal", "setitimer", "alarm")
@@ -329,11 +312,8 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     import _thread
     import gc
     import inspect
+    from functools import partial as functools_partial
     from operator import is_
-
-    from _pytest.capture import DontReadFromInput
-
-    real_stdin = sys.__stdin__
 
     try:
         from _json import encode_basestring_ascii as enc
@@ -719,15 +699,16 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 if before.get(k, before) is not now.get(k, now)
             )
             old_names = set(before)
+            core = is_core(label)
             bad = [
                 n
                 for n in named
                 if ("*", n) not in LEGITIMATE_CHANGES
                 and (label, n) not in LEGITIMATE_CHANGES
                 and not (n not in old_names and submodule(d.get(n), f"{label}.{n}"))
-                and not (label == "sys" and n == "stdin" and captured_stdin(d.get(n)))
-                and not (n not in old_names and lazily_imported(label, n, d.get(n)))
-                and not (n in old_names and backported(label, n, d.get(n)))
+                # Outside pytest and the builtins, only what the project made is suspect:
+                # a library's lazy cache, a backport's own functions, a test's own change.
+                and (core or (n in now and made_by_project(now[n])))
             ]
             if bad:
                 flag(
@@ -737,40 +718,50 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             entry[2:] = ids(d)
         return True
 
-    def captured_stdin(value: object) -> bool:
-        """`sys.stdin` as pytest's capture sets it (and restores it): nothing to take.
+    def is_core(label: str) -> bool:
+        """pytest, pluggy, the builtins and this package: what decides an outcome."""
+        root_name = label.partition(".")[0]
+        return (
+            root_name in ("builtins", "pytest", "_pytest", "pluggy")
+            or label.startswith(own_package + ".")
+            or label == "the builtins of canonical tests"
+        )
 
-        The snapshot of `sys` is taken before pytest starts capturing when a test module
-        imports `sys` and the project's code runs while pytest loads conftests.
-        """
-        return value is real_stdin or type(value) is DontReadFromInput
-
-    def lazily_imported(label: str, name: str, value: object) -> bool:
-        """A name a standard module's `__getattr__` binds on first use, to the genuine value.
-
-        `concurrent.futures.ThreadPoolExecutor` is bound in the package the first time it
-        is asked for, imported from `concurrent.futures.thread`.
-        """
-        where_ = LAZY_ATTRIBUTES.get((label, name))
-        mod = modules_dict.get(where_) if where_ is not None else None
-        if mod is None or not issubclass(type(mod), ModuleType):
+    def made_by_project(value: object, depth: int = 0) -> bool:  # noqa: C901 - one case per kind
+        """True if `value` is code the project made, or holds it (read without its code)."""
+        if depth > 4:
             return False
-        return module_dict(mod).get(name, LAZY_ATTRIBUTES) is value
-
-    def backported(label: str, name: str, value: object) -> bool:
-        """A standard function replaced by the genuine backport's own (`BACKPORTED`).
-
-        typing_extensions, imported by a library the project needs, puts its versions of
-        typing's private helpers into typing. The value must be that module's function,
-        compiled from its trusted file (code under test cannot compile code named so).
-        """
-        where_ = BACKPORTED.get((label, name))
-        mod = modules_dict.get(where_) if where_ is not None else None
-        if mod is None or not issubclass(type(mod), ModuleType) or type(value) is not FunctionType:
-            return False
-        if category(code_of(value).co_filename) != TRUSTED:
-            return False
-        return module_dict(mod).get(name, BACKPORTED) is value
+        t = type(value)
+        if t is FunctionType:
+            return project_code(code_of(value))
+        if t is types.MethodType:
+            return made_by_project(value.__func__, depth + 1) or made_by_project(  # type: ignore[attr-defined]
+                value.__self__,
+                depth + 1,  # type: ignore[attr-defined]
+            )
+        if t is staticmethod or t is classmethod:
+            return made_by_project(value.__func__, depth + 1)  # type: ignore[attr-defined]
+        if t is property:
+            return any(
+                made_by_project(f, depth + 1)
+                for f in (value.fget, value.fset, value.fdel)  # type: ignore[attr-defined]
+                if f is not None
+            )
+        if t is functools_partial:
+            return made_by_project(value.func, depth + 1)  # type: ignore[attr-defined]
+        if issubclass(t, ModuleType):
+            f = module_dict(value).get("__file__")
+            return type(f) is str and category(f) >= WORKSPACE
+        if issubclass(t, type):
+            for v in list(tdict(value).values()):
+                tv = type(v)
+                if (tv is FunctionType or tv is staticmethod or tv is classmethod) and (
+                    made_by_project(v, depth + 1)
+                ):
+                    return True
+            mod = modules_dict.get(plain(tdict(value).get("__module__", "")))
+            return mod is not None and made_by_project(mod, depth + 1)
+        return made_by_project(t, depth + 1)  # an instance of a class of the project's
 
     def submodule(value: object, name: str) -> bool:
         """True if `value` is the module `name` (a package gains its submodules on import)."""
@@ -829,14 +820,19 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 now = dict(zip(map(plain, keys), values, strict=True))
                 then = dict(zip(map(plain, old[0]), old[1], strict=True))
                 changed = sorted(
-                    k for k in now.keys() | then.keys() if now.get(k, now) is not then.get(k, then)
+                    k
+                    for k in now.keys() | then.keys()
+                    if now.get(k, now) is not then.get(k, then)
+                    and k in now
+                    and made_by_project(now[k])  # a test may rebind its own names
                 )
-                flag(
-                    "test_module_changed",
-                    f"the code under test changed {name}: {', '.join(changed[:3])}",
-                )
-                state["canonical"] = seen
-                return
+                if changed:
+                    flag(
+                        "test_module_changed",
+                        f"the code under test changed {name}: {', '.join(changed[:3])}",
+                    )
+                    break
+        state["canonical"] = seen
 
     def plugins_ok(got: object, where_: str) -> None:
         if state["plugins"] is not None and got != state["plugins"]:
