@@ -254,3 +254,72 @@ def test_c():
     assert "harness_changed" in {f["kind"] for f in r.integrity}, r.integrity
     assert not r.per_test["tests/test_harm.py::test_b"]
     assert not r.per_test["tests/test_harm.py::test_c"]
+
+
+# ------------------------------------------------- 5, 6. tests that libraries build
+
+HYPOTHESIS_TESTS = {
+    "test_props.py": """
+import unittest
+
+from hypothesis import given, settings, strategies as st
+
+from mathy import same
+
+
+@settings(max_examples=5, database=None)
+@given(st.integers())
+def test_same(n):
+    assert same(n) == n
+
+
+class TestSame(unittest.TestCase):
+    @settings(max_examples=5, database=None)
+    @given(st.text())
+    def test_text(self, s):
+        self.assertEqual(same(s), s)
+"""
+}
+
+
+def test_hypothesis_tests_are_canonical(kind, tmp_path, sandbox):
+    """`@given` builds its wrapper from generated source (exec'd by hypothesis): code a
+    trusted library made is trusted, on plain functions and unittest methods alike."""
+    r = _score(kind, tmp_path, sandbox, "def same(x):\n    return x\n", HYPOTHESIS_TESTS)
+    _clean(r)
+    assert r.total == 2
+
+
+METACLASS_TESTS = {
+    "test_generated.py": """
+import unittest
+
+from mathy import same
+
+
+def _check(value):
+    def check(self):
+        self.assertEqual(same(value), value)
+
+    return check
+
+
+class Generated(type):
+    def __new__(mcs, name, bases, ns):
+        for value in (1, "a"):
+            ns[f"test_{value}"] = _check(value)
+        return super().__new__(mcs, name, bases, ns)
+
+
+class TestGenerated(unittest.TestCase, metaclass=Generated):
+    pass
+"""
+}
+
+
+def test_tests_made_by_a_metaclass_are_canonical(kind, tmp_path, sandbox):
+    """A test method whose function is not named `test*` (made by a metaclass) runs to its
+    end like any other; a project that makes it return early does not pass it."""
+    r = _score(kind, tmp_path, sandbox, "def same(x):\n    return x\n", METACLASS_TESTS)
+    _clean(r)
+    assert r.total == 2

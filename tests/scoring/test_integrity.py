@@ -295,10 +295,17 @@ def test_compiled_canonical_code_binds_its_helpers_and_builtins():
     assert str(info.value).splitlines()[0] == "assert 2 == 3"  # pytest's explanation kept
 
 
-def test_every_exit_of_a_test_body_is_marked_and_only_those():
+def test_every_exit_of_a_function_that_ends_is_marked():
+    """Every function: a test's function need not be named `test*` (a metaclass makes it)."""
     done: list[str] = []
     active = [True]
-    sys.addaudithook(lambda e, a: done.append(e) if active[0] and e == h.DONE_EVENT else None)
+    sys.addaudithook(
+        lambda e, a: (
+            done.append(sys._getframe(1).f_code.co_name)
+            if active[0] and e == h.DONE_EVENT
+            else None
+        )
+    )
     try:
         g = _module()
         g["TestA"]().test_returns_early()
@@ -309,7 +316,13 @@ def test_every_exit_of_a_test_body_is_marked_and_only_those():
         g["helper"](1)
     finally:
         active[0] = False
-    assert done == [h.DONE_EVENT] * 3
+    assert done == [
+        *("helper", "test_returns_early"),
+        *("helper", "test_value"),
+        "test_raises",
+        "helper",  # test_fails: its helper ended, the test did not
+        "helper",
+    ]
 
 
 def test_replacing_pytest_raises_changes_nothing(monkeypatch):

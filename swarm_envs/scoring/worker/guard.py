@@ -419,6 +419,17 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     # never change while it lives; holding it keeps its id from being reused). Bounded.
     clean: set[object] = set()  # frames (hashed by identity: no builtins.id event)
 
+    # Code that trusted code compiled and ran with nothing of the project's on the stack
+    # (hypothesis builds `@given`'s wrapper from generated source): trusted, whatever its
+    # file name says. Ids of the code objects, held for the process's life.
+    trusted_made: set[int] = set()
+    trusted_kept: list[object] = []
+
+    def code_category(code: Any) -> int:
+        if id(code) in trusted_made:
+            return TRUSTED
+        return category(code.co_filename)
+
     def untrusted_frame(frame: object) -> object | None:
         """The newest frame of untrusted code on the stack from `frame` down, or None."""
         f = frame
@@ -426,7 +437,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         while f is not None:
             if f in clean:
                 break
-            c = category(f.f_code.co_filename)  # type: ignore[attr-defined]
+            c = code_category(f.f_code)  # type: ignore[attr-defined]
             if c >= WORKSPACE:
                 return f
             if c == TRUSTED and f is not frame:  # the newest is still running: not it
@@ -582,7 +593,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
 
     def project_code(code: object) -> bool:
         """The project's own code (the workspace's, or compiled from a string by it)."""
-        return category(code.co_filename) >= WORKSPACE  # type: ignore[attr-defined]
+        return code_category(code) >= WORKSPACE
 
     def view_of(frame: object) -> object:
         v = views.get(frame)
@@ -972,7 +983,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             flag("item_changed", f"{nodeid}: its parameters were changed")
 
     def canonical_in(chain: object) -> int | None:
-        """The id of the canonical code a test function's chain leads to, or None.
+        """The id of the canonical code a test function's chain leads to, 0, or None.
 
         The chain (see `reporter.code_chain`) is the test function's code, then that of each
         `__wrapped__`: it may pass through trusted library code only (a decorator of the
@@ -985,9 +996,11 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 return None
             if link[0] in canonical:
                 return link[0]
-            if category(link[1]) != TRUSTED:
+            if category(link[1]) != TRUSTED and link[0] not in trusted_made:
                 return None
-        return None
+        # Trusted code all the way (hypothesis keeps the test it wraps elsewhere than in
+        # `__wrapped__`): the test's own code is then known by its name and file (`on_done`).
+        return 0 if chain else None
 
     # ------------------------------------------------------------ the hook
     def on_report(args: tuple) -> None:
@@ -1101,6 +1114,9 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
 
     def on_setattr(args: tuple) -> None:
         obj, name = args[0], args[1]
+        if type(obj) is FunctionType and name == "__code__" and len(args) > 2:
+            # hypothesis gives the wrapper it made the test's name and file (`impersonate`)
+            on_exec(args[2:])
         if type(obj) is FunctionType and name in ("__code__", "__defaults__", "__kwdefaults__"):
             # The standard library does it too, on its own behalf (`types.coroutine` on
             # asyncio's functions while asyncio is imported): refused for untrusted code.
@@ -1163,11 +1179,26 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     interpreter = ("sys.settrace", "sys.setprofile", "sys.addaudithook")
     compiling = ("compile", "code.__new__", "marshal.loads")
 
+    def on_exec(args: tuple) -> None:
+        code = args[0] if args else None
+        if type(code) is not types.CodeType or category(code.co_filename) == WORKSPACE:
+            return  # the project's modules are executed by the (trusted) import system
+        if untrusted_frame(getframe(2)) is not None:
+            return
+        todo = [code]
+        while todo and len(trusted_kept) < 100_000:
+            c = todo.pop()
+            if id(c) not in trusted_made and category(c.co_filename) != WORKSPACE:
+                trusted_made.add(id(c))
+                trusted_kept.append(c)
+                todo.extend(k for k in c.co_consts if type(k) is types.CodeType)
+
     watched = frozenset(
         {REPORT_EVENT, DONE_EVENT, FINDING_EVENT, VIEW_EVENT, "open", "import"}
         | {"object.__getattr__"}
         | {"object.__setattr__", "object.__delattr__", *frames, *gc_events, *interpreter}
         | set(compiling)
+        | {"exec"}
     )
 
     def hook(event: str, args: tuple) -> None:
@@ -1211,6 +1242,8 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             elif event in interpreter or event.startswith(("ctypes.", "sys.monitoring")):
                 flag("interpreter_access", f"{where(getframe(1))} used {event}")
                 raise Refused(_VETO)
+            elif event == "exec":
+                on_exec(args)
             elif event in compiling:
                 on_compile(event, args)
         except (Refused, RefusedOpen):

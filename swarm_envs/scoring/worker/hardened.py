@@ -18,8 +18,8 @@ of pytest's assertion rewriting, every canonical test module is compiled with:
   taken before any code under test ran (and watched by the guard), so
   `builtins.ValueError = Exception` does not change what a canonical test means by
   `ValueError`.
-- **a completion marker**: every test function (a name starting with `test`) calls
-  `__swarm__[0]("swarm_envs.done")` (that is `sys.audit`) at each exit. The guard accepts
+- **a completion marker**: every function calls `__swarm__[0]("swarm_envs.done")` (that is
+  `sys.audit`) at each exit (a test's function need not be named `test*`). The guard accepts
   the marker only from the canonical code of the test that is running; a test counts as
   passed only if its body ran to the end.
 """
@@ -38,7 +38,7 @@ FINDING_EVENT = "swarm_envs.finding"
 PARAM = "__swarm__"
 _RT = "@swarm_rt"
 _H = "@swarm_h"
-DONE, EQ, NE, IN, NOT_IN, RAISED, NOT_RAISED, CALL_RAISES, TRUTH = range(9)
+DONE, EQ, NE, IN, NOT_IN, RAISED, NOT_RAISED, CALL_RAISES, TRUTH, SIGNATURE = range(10)
 #: the finding of a dunder method of the workspace that its object's state contradicts
 LYING = "lying_dunder"
 
@@ -761,6 +761,24 @@ def strict_truth(  # noqa: ANN201
     return t
 
 
+def hide_param(f, _param=PARAM):  # noqa: ANN001, ANN201
+    """`f` with a `__signature__` that leaves out `__swarm__`.
+
+    hypothesis' `@given` takes positional strategies only for functions without
+    keyword-only parameters; a library counting a callback's parameters counts the test's.
+    """
+    import inspect
+
+    try:
+        sig = inspect.signature(f)
+        f.__signature__ = sig.replace(
+            parameters=[p for p in sig.parameters.values() if p.name != _param]
+        )
+    except (TypeError, ValueError, AttributeError):
+        pass
+    return f
+
+
 HELPERS = (
     sys.audit,
     strict_eq,
@@ -771,6 +789,7 @@ HELPERS = (
     not_raised,
     call_raises,
     strict_truth,
+    hide_param,
 )
 BUILTINS["len"] = strict_len
 _OPS = {ast.Eq: EQ, ast.NotEq: NE, ast.In: IN, ast.NotIn: NOT_IN}
@@ -815,8 +834,11 @@ def harden(tree: ast.Module) -> None:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             node.args.kwonlyargs.append(_locate(ast.arg(PARAM), node))  # type: ignore[arg-type]
             node.args.kw_defaults.append(_locate(ast.Name(_H, ast.Load()), node))  # type: ignore[arg-type]
-            if node.name.startswith("test"):
-                _mark_exits(node)
+            # Its signature without that parameter (the innermost decorator, at the def).
+            node.decorator_list.append(_locate(_helper(SIGNATURE, in_fn), node))  # type: ignore[arg-type]
+            # Every function: a test's function need not be named `test*` (a metaclass
+            # or a helper makes it); the guard takes the marker only from the test's own.
+            _mark_exits(node)
             in_fn = True
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Compare):
             _strict(node, in_fn)
