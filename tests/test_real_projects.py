@@ -631,3 +631,87 @@ def test_a_unit_its_tests_do_not_notice_is_a_cause_of_its_own():
     # validate's words for a reference that fails a test on a second run (a timing test)
     text = "reference fails 1 tests, e.g. tests/test_complexity.py::TestComplexity::test_perf"
     assert cause_of(text) == "the reference fails"
+
+
+UPSTREAM = {
+    "PKG-INFO": """\
+        Metadata-Version: 2.1
+        Name: upstream
+        Version: 0.2
+        Requires-Dist: pytest-timeout; extra == "test"
+        Provides-Extra: test
+    """,
+    "setup.cfg": """
+        [tool:pytest]
+        addopts = --strict-markers -m "not stress" --ignore=upstream/tests/test_pyinstaller.py
+        markers =
+            stress: tens of thousands of cases
+    """,
+    "LICENSE": "MIT\n",
+    "upstream/__init__.py": "def double(n):\n    return 2 * n\n",
+    "upstream/test_helpers.py": "def four():\n    return 4\n",
+    "upstream/tests/__init__.py": "",
+    "upstream/tests/test_double.py": """
+        import pytest
+
+        from upstream import double, test_helpers
+
+
+        @pytest.mark.timeout(5)
+        def test_double():
+            assert double(2) == test_helpers.four()
+
+
+        @pytest.mark.stress
+        def test_many():
+            assert False, "a stress test the project's own selection leaves out"
+    """,
+    "upstream/tests/test_pyinstaller.py": "import PyInstaller_nowhere\n",
+}
+
+
+def test_make_task_keeps_what_the_projects_config_says(tmp_path, user_cache, capsys):
+    """Issue 31: `-m` and `--ignore` of the project's addopts are its own selection; a
+    helper module imported by name moves with the tests; a declared test tool whose marker
+    the tests use (`timeout`, under --strict-markers) is installed and enabled."""
+    wheels = tmp_path / "wheels"
+    make_wheel(
+        wheels,
+        "pytest_timeout",
+        "2.3.1",
+        {
+            "pytest_timeout.py": """
+                import pytest
+
+
+                def pytest_configure(config):
+                    config.addinivalue_line("markers", "timeout(seconds): a time limit")
+            """
+        },
+        entry_points="[pytest11]\ntimeout = pytest_timeout\n",
+    )
+    src = write(tmp_path / "upstream-0.2", UPSTREAM)
+    out = tmp_path / "task"
+    argv = ["make-task", str(src), "--name", "upstream", "--out", str(out), "-q"]
+    assert main([*argv, "--wheels", str(wheels)]) == 0, capsys.readouterr().out
+    text = capsys.readouterr().out
+    m = manifest(out)
+    assert "-m 'not stress'" in m["tests"]["ini"]["addopts"], m
+    assert "--strict-markers" in m["tests"]["ini"]["addopts"]
+    assert not (out / "tests" / "test_pyinstaller.py").exists()
+    assert "the project's own selection" in text
+    assert m["tests"]["plugins"] == ["timeout"] and m["requires"] == ["pytest_timeout==2.3.1"]
+    assert "from tests import test_helpers" in (out / "tests/test_double.py").read_text()
+    task = Task(out)
+    from swarm_envs.scoring.runner import ProjectRunner
+
+    with ProjectRunner(task) as runner:
+        rep = runner.run(task.solution_files())
+    assert rep.passed == rep.total == 1, rep.failures
+
+
+def test_an_unknown_marker_points_at_a_plugin():
+    from swarm_envs.project import likely_fix
+
+    fix = likely_fix(["'benchmark' not found in `markers` configuration option"])
+    assert fix is not None and "defines the marker 'benchmark'" in fix and "--requires" in fix
