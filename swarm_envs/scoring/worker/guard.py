@@ -56,7 +56,16 @@ import sys
 import types
 from typing import Any
 
-from .hardened import BUILTINS, DONE_EVENT, FINDING_EVENT, HELPERS, TRUSTED_PREFIXES
+from .hardened import (
+    BUILTINS,
+    DONE_EVENT,
+    FINDING_EVENT,
+    HELPERS,
+    SHELL_EVENT,
+    TRUSTED_PREFIXES,
+    hide_param,
+    make_shell,
+)
 from .protocol import PERSISTENT
 
 REPORT_EVENT = "swarm_envs.report"
@@ -112,9 +121,6 @@ LEGITIMATE_CHANGES = frozenset(
     | {("_pytest.assertion.util", n) for n in ("_reprcompare", "_assertion_pass", "_config")}
     | {("_pytest.debugging.pytestPDB", n) for n in ("_config", "_pluginmanager", "_saved")}
 )
-#: functions of `inspect` that read a function's `__code__` and return none of it (flags, a
-#: signature): code under test may have them read a canonical test function's code
-HARMLESS_CODE_READERS = ("_has_code_flag", "_signature_is_functionlike", "_signature_from_function")
 _VETO = "refused by the scoring harness"
 # Signal handlers run between any two bytecodes, the guard's own included: none may be set.
 _SIGNAL_SETTERS = ("signal", "setitimer", "alarm")
@@ -293,7 +299,6 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     caller_codes: frozenset[int],
     harness_dir: str,
     canonical_imports: tuple[str, ...] = (),
-    shell_codes: frozenset[int] = frozenset(),
 ) -> None:
     """The guard proper.
 
@@ -306,8 +311,6 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         caller_codes: ids of the code objects allowed to report (the reporter's).
         harness_dir: the worker's directory (its frames are trusted, its files private).
         canonical_imports: modules that canonical tests import (watched like pytest).
-        shell_codes: ids of the canonical code objects that are shells (`hardened`): a
-            function's signature, with nothing of its body.
     """
     import _thread
     import gc
@@ -379,16 +382,13 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     # library reads its own data files on behalf of the code under test).
     library_root = harness_root + "site/"
     pinned = list(keep)  # noqa: F841 - keeps the canonical ids valid for the hook's life
-    # The standard library's readers of a function's code that hand none of it back: a flag
-    # (`inspect.iscoroutinefunction`, which libraries call on the callbacks a test passes)
-    # and a signature (parameter names). Taken by identity now, before any code under test.
-    harmless_readers = frozenset(
-        id(code_of(f))
-        for f in (getattr(inspect, n, None) for n in HARMLESS_CODE_READERS)
-        if type(f) is FunctionType
-    )
+    # The hardened helpers that read a canonical function's code or set a shell's defaults
+    # on its behalf (`make_shell`, `hide_param`): taken by identity now.
+    own_readers = frozenset(id(code_of(f)) for f in (make_shell, hide_param))
     canonical = frozenset(canonical_codes)
-    shells = frozenset(shell_codes)
+    # Shells of canonical functions (`hardened.make_shell`): their code is a signature.
+    shells: dict[int, int] = {}  # id of a shell's code -> id of its body's code
+    shells_kept: list[object] = []
     callers = frozenset(caller_codes)
     categories: dict[object, int] = {}
     busy: set[int] = set()
@@ -996,6 +996,8 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 return None
             if link[0] in canonical:
                 return link[0]
+            if link[0] in shells:
+                continue  # the next link is its body
             if category(link[1]) != TRUSTED and link[0] not in trusted_made:
                 return None
         # Trusted code all the way (hypothesis keeps the test it wraps elsewhere than in
@@ -1079,7 +1081,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             target = code_of(obj) if type(obj) is FunctionType else None
             if target is None or category(target.co_filename) != CANONICAL:
                 return
-            if id(target) in shells or id(reader.f_code) in harmless_readers:
+            if id(target) in shells or id(reader.f_code) in own_readers:
                 return
             if direct:
                 flag(
@@ -1088,6 +1090,17 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 )
                 raise Refused(_VETO)
             if untrusted_frame(reader) is not None:
+                raise Refused(_VETO)
+        elif name in ("__defaults__", "__kwdefaults__"):
+            # The harness's helpers keep their state in defaults: not the project's to see.
+            target = code_of(obj) if type(obj) is FunctionType else None
+            f = target.co_filename if target is not None else None
+            if (
+                type(f) is str
+                and f.startswith(harness_root)
+                and not f.startswith(library_root)
+                and untrusted_frame(reader) is not None
+            ):
                 raise Refused(_VETO)
         elif name == "f_code":
             if direct and not project_code(obj.f_code):
@@ -1122,6 +1135,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             # asyncio's functions while asyncio is imported): refused for untrusted code.
             if (
                 category(code_of(obj).co_filename) < WORKSPACE
+                and id(getframe(2).f_code) not in own_readers
                 and untrusted_frame(getframe(2)) is not None
             ):
                 flag(
@@ -1179,6 +1193,14 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     interpreter = ("sys.settrace", "sys.setprofile", "sys.addaudithook")
     compiling = ("compile", "code.__new__", "marshal.loads")
 
+    def on_shell(args: tuple) -> None:
+        if len(args) != 2 or id(getframe(2).f_code) not in own_readers:
+            return
+        shell, body = args
+        if type(shell) is types.CodeType and type(body) is types.CodeType and id(body) in canonical:
+            shells[id(shell)] = id(body)
+            shells_kept.append(shell)
+
     def on_exec(args: tuple) -> None:
         code = args[0] if args else None
         if type(code) is not types.CodeType or category(code.co_filename) == WORKSPACE:
@@ -1194,7 +1216,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 todo.extend(k for k in c.co_consts if type(k) is types.CodeType)
 
     watched = frozenset(
-        {REPORT_EVENT, DONE_EVENT, FINDING_EVENT, VIEW_EVENT, "open", "import"}
+        {REPORT_EVENT, DONE_EVENT, FINDING_EVENT, VIEW_EVENT, SHELL_EVENT, "open", "import"}
         | {"object.__getattr__"}
         | {"object.__setattr__", "object.__delattr__", *frames, *gc_events, *interpreter}
         | set(compiling)
@@ -1220,6 +1242,8 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 on_done()
             elif event == VIEW_EVENT:
                 on_view(args)
+            elif event == SHELL_EVENT:
+                on_shell(args)
             elif event == FINDING_EVENT:
                 flag(plain(args[0] if args else "", 40), plain(args[1] if len(args) > 1 else ""))
             elif event == "open":

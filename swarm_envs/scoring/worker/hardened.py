@@ -38,7 +38,11 @@ FINDING_EVENT = "swarm_envs.finding"
 PARAM = "__swarm__"
 _RT = "@swarm_rt"
 _H = "@swarm_h"
-DONE, EQ, NE, IN, NOT_IN, RAISED, NOT_RAISED, CALL_RAISES, TRUTH, SIGNATURE = range(10)
+DONE, EQ, NE, IN, NOT_IN, RAISED, NOT_RAISED, CALL_RAISES, TRUTH, SIGNATURE, SHELL = range(11)
+#: what `make_shell` tells the guard: (shell code, body code)
+SHELL_EVENT = "swarm_envs.shell"
+#: the free variable of a shell's code: the function whose signature it shows
+SHELL_VAR = "@swarm_body"
 #: the finding of a dunder method of the workspace that its object's state contradicts
 LYING = "lying_dunder"
 
@@ -779,6 +783,96 @@ def hide_param(f, _param=PARAM):  # noqa: ANN001, ANN201
     return f
 
 
+_CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
+_CO_GENERATOR, _CO_COROUTINE, _CO_ASYNC_GENERATOR = 0x20, 0x80, 0x200
+
+
+def _shell_template(code):  # noqa: ANN001, ANN202
+    """The code of a function with `code`'s signature that calls `@swarm_body` with it."""
+    n_pos = code.co_argcount
+    n_kw = code.co_kwonlyargcount
+    flags = code.co_flags
+    names = list(code.co_varnames[: n_pos + n_kw])
+    i = n_pos + n_kw
+    star = code.co_varnames[i] if flags & _CO_VARARGS else None
+    i += bool(flags & _CO_VARARGS)
+    starstar = code.co_varnames[i] if flags & _CO_VARKEYWORDS else None
+    pos, kw = names[:n_pos], names[n_pos:]
+    params = list(pos)
+    if code.co_posonlyargcount:
+        params.insert(code.co_posonlyargcount, "/")
+    if star:
+        params.append(f"*{star}")
+    elif kw:
+        params.append("*")
+    params += kw
+    if starstar:
+        params.append(f"**{starstar}")
+    args = [*pos, *([f"*{star}"] if star else []), *(f"{k}={k}" for k in kw)]
+    args += [f"**{starstar}"] if starstar else []
+    call = f"__swarm_body__({', '.join(args)})"
+    if flags & _CO_ASYNC_GENERATOR:
+        head, body = "async def", f"async for __v in {call}:\n        yield __v"
+    elif flags & _CO_COROUTINE:
+        head, body = "async def", f"return await {call}"
+    elif flags & _CO_GENERATOR:
+        head, body = "def", f"return (yield from {call})"
+    else:
+        head, body = "def", f"return {call}"
+    source = (
+        "def __swarm_make__(__swarm_body__):\n"
+        f"    {head} __swarm_shell__({', '.join(params)}):\n"
+        "        __tracebackhide__ = True\n"
+        f"        {body}\n"
+        "    return __swarm_shell__\n"
+    )
+    outer = compile(source, code.co_filename, "exec", dont_inherit=True)
+    make = next(c for c in outer.co_consts if type(c) is types.CodeType)
+    inner = next(c for c in make.co_consts if type(c) is types.CodeType)
+    return inner.replace(
+        co_name=code.co_name,
+        co_qualname=code.co_qualname,
+        co_firstlineno=code.co_firstlineno,
+        co_freevars=(SHELL_VAR,),
+    )
+
+
+def make_shell(  # noqa: ANN201
+    body,  # noqa: ANN001
+    _cache={},  # noqa: B006 - the shells made so far, by their body's code
+    _type=type,
+    _fn=types.FunctionType,
+    _cell=types.CellType,
+    _template=_shell_template,
+    _audit=sys.audit,
+    _event=SHELL_EVENT,
+    _code_of=_code_of,
+):
+    """`body` behind a shell: a function of its name and signature that calls it.
+
+    The shell's code holds the signature and nothing else of the body (no constant, no
+    name the body reads), so code under test that reads a test's callback's code
+    (`fn.__code__.co_varnames`, `co_argcount`) learns its parameters only. The body is
+    in the shell's closure; the guard knows the shell (`SHELL_EVENT`).
+    """
+    if _type(body) is not _fn:
+        return body
+    code = _code_of(body)
+    shell_code = _cache.get(code)
+    if shell_code is None:
+        shell_code = _template(code)
+        _cache[code] = shell_code
+        _audit(_event, shell_code, code)
+    shell = _fn(shell_code, body.__globals__, body.__name__, body.__defaults__, (_cell(body),))
+    shell.__kwdefaults__ = body.__kwdefaults__
+    shell.__qualname__ = body.__qualname__
+    shell.__module__ = body.__module__
+    shell.__doc__ = body.__doc__
+    shell.__annotations__ = body.__annotations__
+    shell.__dict__.update(body.__dict__)
+    return shell
+
+
 HELPERS = (
     sys.audit,
     strict_eq,
@@ -790,6 +884,7 @@ HELPERS = (
     call_raises,
     strict_truth,
     hide_param,
+    make_shell,
 )
 BUILTINS["len"] = strict_len
 _OPS = {ast.Eq: EQ, ast.NotEq: NE, ast.In: IN, ast.NotIn: NOT_IN}
@@ -834,8 +929,10 @@ def harden(tree: ast.Module) -> None:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             node.args.kwonlyargs.append(_locate(ast.arg(PARAM), node))  # type: ignore[arg-type]
             node.args.kw_defaults.append(_locate(ast.Name(_H, ast.Load()), node))  # type: ignore[arg-type]
-            # Its signature without that parameter (the innermost decorator, at the def).
+            # Its signature without that parameter, on a shell of it (the innermost
+            # decorators, at the def): its code shows the signature, nothing of the body.
             node.decorator_list.append(_locate(_helper(SIGNATURE, in_fn), node))  # type: ignore[arg-type]
+            node.decorator_list.append(_locate(_helper(SHELL, in_fn), node))  # type: ignore[arg-type]
             # Every function: a test's function need not be named `test*` (a metaclass
             # or a helper makes it); the guard takes the marker only from the test's own.
             _mark_exits(node)
@@ -846,6 +943,32 @@ def harden(tree: ast.Module) -> None:
             _strict_truth(node, in_fn)
         for child in ast.iter_child_nodes(node):
             stack.append((child, in_fn))
+    _Lambdas().visit(tree)
+
+
+class _Lambdas(ast.NodeTransformer):
+    """`lambda ...: x` -> `make_shell(lambda ...: x)`: a callback's code shows no more."""
+
+    def __init__(self) -> None:
+        self.in_fn = 0
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        # Its decorators and defaults run where it is defined; its body, inside it.
+        for field in ("decorator_list",):
+            setattr(node, field, [self.visit(d) for d in getattr(node, field)])
+        node.args = self.visit(node.args)
+        self.in_fn += 1
+        node.body = [self.visit(b) for b in node.body]
+        self.in_fn -= 1
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        self.generic_visit(node)
+        call = ast.Call(_helper(SHELL, self.in_fn > 0), [node], [])
+        _locate_missing(call, node)
+        return call
 
 
 def _locate(new: ast.AST, ref: ast.AST | None) -> ast.AST:
