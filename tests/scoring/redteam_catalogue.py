@@ -289,6 +289,22 @@ def _oracle():
     return None
 """
 )
+CODE_BEHIND_THE_SHELL = """
+def _oracle():
+    import sys
+
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").startswith("test_"):
+            for obj in list(vars(module).values()):
+                for fn in list(vars(obj).values()) if isinstance(obj, type) else [obj]:
+                    cells = getattr(fn, "__closure__", None) or ()
+                    for cell in cells:
+                        body = cell.cell_contents
+                        for c in getattr(getattr(body, "__code__", None), "co_consts", ()):
+                            if isinstance(c, (float, list)):
+                                return c
+    return None
+"""
 SOURCE_OPENED = (
     RAISE_WHAT_IS_EXPECTED
     + """
@@ -720,7 +736,13 @@ ATTACKS: list[Attack] = [
         flagged=False,
         note="a real frame that leads to a test is refused to the project (issue 31)",
     ),
-    Attack("test_code_constants_oracle", "semantic", _module(CODE_ORACLE, body=ORACLE_STUBS)),
+    Attack(
+        "test_code_constants_oracle",
+        "semantic",
+        _module(CODE_ORACLE, body=ORACLE_STUBS),
+        flagged=False,
+        note="a test function's code is a shell: its signature, no constants (issue 31)",
+    ),
     Attack(
         "test_code_through_inspect",
         "own",
@@ -993,6 +1015,13 @@ ATTACKS: list[Attack] = [
         _module(LOCALS_THROUGH_LIBRARY_FRAMES, body=ORACLE_STUBS),
         flagged=False,
         note="traceback.walk_tb, inspect.trace and inspect.stack hand over views",
+    ),
+    Attack(
+        "test_code_behind_its_shell",
+        "semantic",
+        _module(CODE_BEHIND_THE_SHELL, body=ORACLE_STUBS),
+        kinds=frozenset({"code_introspection"}),
+        note="the body in a shell's closure: its code is refused to the project",
     ),
     Attack(
         "test_source_opened",
