@@ -13,8 +13,9 @@ memory, and says what it kept, moved and dropped, and why (`Note`s):
 - **pytest settings** (`pytest.toml`, `pytest.ini`, `pyproject.toml`, `tox.ini`, `setup.cfg`,
   in pytest's order): those that cannot weaken scoring are kept (`swarm_envs.tasks.
   PYTEST_SETTINGS`), `-W` options become warning filters, `--deselect` becomes the task's
-  deselect list; doctests, plugins, selections and output options are dropped, each with
-  its reason;
+  deselect list, the project's own selection is kept (`-m`/`-k` in the task's addopts,
+  the files `--ignore` names left out); doctests, plugins and output options are dropped,
+  each with its reason;
 - **conftests** outside the test folders (a root `conftest.py`) move into `tests/`; hooks
   that can change a test's outcome (`pytest_runtest_makereport`, ...) are removed from every
   conftest, with a note;

@@ -28,7 +28,7 @@ from swarm_envs.tasks.environment import WHEELS
 from swarm_envs.tasks.manifest import PLUGIN_SETTINGS, TestsSpec
 
 #: runs of the reference under the scorer after the first, while tests are still deselected
-#: (the guard names at most 20 tests a run; a flagged test taints the others of its run)
+#: (a finding fails its own test; one that changed the harness, every later test too)
 _JUDGING_ROUNDS = 6
 #: a finding's detail that starts with the test it is about: `tests/t.py::test_x: ...`
 _NAMED_TEST = re.compile(r"^tests/\S+::\S+: ")
