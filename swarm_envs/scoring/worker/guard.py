@@ -21,30 +21,44 @@ from the canonical code whose file and qualified name are the test's, or that it
 test function leads to through trusted library wrappers), and nothing was flagged. Passes
 are confirmed by the final record, sent after the last checks.
 
+It judges what code achieves, not which reflection it uses (docs/integrity.md, "What the
+guard judges"), and blames only the project's code:
+
+- frames are views for the project (`_view_types`): `sys._getframe` and the standard
+  walkers of tracebacks are replaced; frames other than the project's own show code name,
+  file, line and module `__name__` only. Real frames that lead to a test or the harness
+  (`tb_frame`, `gi_frame`, `f_code` read by the project itself) are refused, silently;
+  canonical sources are not opened on its behalf (nor left in `linecache`);
+- a canonical function's code is a shell (`hardened.make_shell`): its body's code is
+  refused to the project;
+- changes to the modules and classes that decide outcomes (builtins, pytest, _pytest,
+  pluggy, this package, the builtins of canonical code) are compared by identity with a
+  snapshot at every test and at the end of the run; in the modules canonical tests use,
+  only a value the project made counts (`made_by_project`);
+- code that trusted code compiled and ran with nothing of the project's on the stack is
+  trusted (hypothesis' generated wrappers).
+
 Flagged (a finding: kind, test, detail) and, where it is a capability, refused:
 
-- frame introspection into test or harness frames (`sys._getframe`, `sys._current_frames`,
-  `tb_frame`, `gi_frame`, `f_code`, `inspect`/`traceback` stack walks) by untrusted code;
-- reading the code of a test or harness function (`__code__`); replacing the code or the
-  defaults (`__code__`, `__defaults__`, `__kwdefaults__`) of a function that is not the
-  workspace's;
-- changes to the modules and classes that decide outcomes (builtins, pytest, _pytest,
-  pluggy, this package, the modules canonical tests use, the builtins of canonical code):
-  compared by identity with a snapshot at every test and at the end of the run;
+- `sys._current_frames`, the real `sys._getframe` used by the project;
+- the project reading the code behind a canonical function's shell, opening a canonical
+  test source; replacing the code or the defaults (`__code__`, `__defaults__`,
+  `__kwdefaults__`) of a function that is not the workspace's;
+- the changes above;
 - a test item that is not pytest's, whose methods, test function or parameters were
   replaced, or whose test function is not canonical code (reached, for a test decorated
-  by a library, through `__wrapped__` and trusted library code only); fixture values
-  replaced between setup and call; plugins or hook implementations added by the code
-  under test;
+  by a library, through `__wrapped__`, shells and trusted library code only); fixture
+  values replaced between setup and call; plugins or hook implementations added by the
+  code under test;
 - `gc.get_objects`/`get_referrers`/`get_referents`, `ctypes`, `sys.settrace`/`setprofile`,
-  `sys.addaudithook`, `signal.signal`/`setitimer`/`alarm`, `/proc/*/mem`, opening canonical
-  test sources or harness files, code compiled or unmarshalled under the name of a trusted
-  file, by untrusted code;
-- always-equal objects (reported by the strict comparisons of canonical assertions).
+  `sys.addaudithook`, `signal.signal`/`setitimer`/`alarm`, `/proc/*/mem`, opening harness
+  files, code compiled or unmarshalled under the name of a trusted file, by untrusted code;
+- always-equal objects and lying dunders (reported by the strict comparisons of canonical
+  assertions).
 
-"Untrusted" code is the workspace's, or code whose file is not a trusted one (compiled
-from a string). A finding fails the test during which it was made; one made while no test
-ran, or whose effect outlives its test (`protocol.PERSISTENT`), every later test too.
+"Untrusted" code is the workspace's, or code compiled from a string by it. A finding fails
+the test during which it was made; one made while no test ran, or whose effect outlives
+its test (`protocol.PERSISTENT`), every later test too.
 """
 
 from __future__ import annotations
