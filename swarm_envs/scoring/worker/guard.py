@@ -183,7 +183,7 @@ def _view_types(_audit, _event, _frame_type, _code_type):  # noqa: ANN001, ANN20
     class FrameView:
         __slots__ = ("__weakref__",)
         __module__ = None  # inspect.getmodule(view): no module to read source through
-        __class__ = property(lambda self, _t=_frame_type: _t)  # type: ignore[assignment]
+        __class__ = property(lambda self, _t=_frame_type: _t)
         f_back = property(lambda self, _a=_ask: _a(self, "f_back"))
         f_code = property(lambda self, _a=_ask: _a(self, "f_code"))
         f_globals = property(lambda self, _a=_ask: _a(self, "f_globals"))
@@ -221,7 +221,7 @@ def _view_types(_audit, _event, _frame_type, _code_type):  # noqa: ANN001, ANN20
             "_lines",
         )
         __module__ = None
-        __class__ = property(lambda self, _t=_code_type: _t)  # type: ignore[assignment]
+        __class__ = property(lambda self, _t=_code_type: _t)
 
         def co_positions(self, _iter=iter):  # noqa: ANN001, ANN202
             return _iter(self._positions)
@@ -651,9 +651,9 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 box[1] = TypeError("an integer is required")
                 return
             caller = getframe(3)  # 0: on_view, 1: hook, 2: the replacement, 3: its caller
-            f = caller
+            f: Any = caller
             for _ in range(int(depth)):
-                f = f.f_back if f is not None else None  # type: ignore[attr-defined]
+                f = f.f_back if f is not None else None
             if f is None:
                 box[1] = ValueError("call stack is not deep enough")
                 return
@@ -760,9 +760,9 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         if t is FunctionType:
             return project_code(code_of(value))
         if t is types.MethodType:
-            return made_by_project(value.__func__, depth + 1) or made_by_project(  # type: ignore[attr-defined]
-                value.__self__,
-                depth + 1,  # type: ignore[attr-defined]
+            method: Any = value
+            return made_by_project(method.__func__, depth + 1) or made_by_project(
+                method.__self__, depth + 1
             )
         if t is staticmethod or t is classmethod:
             return made_by_project(value.__func__, depth + 1)  # type: ignore[attr-defined]
