@@ -410,3 +410,35 @@ def test_passes_of_a_run_that_did_not_finish_are_not_confirmed(kind, task, sandb
         assert all(r.per_test[i] for i in OPS_IDS), r.failures  # confirmed by a re-run
     else:
         assert not any(r.per_test.values())
+
+
+class Reference(tuple):
+    """A namedtuple-like URI whose __eq__ normalises (rfc3986's URIReference): a fresh one
+    of its class whose every part is new is not equal to it."""
+
+    def __new__(cls, scheme, host):
+        return super().__new__(cls, (scheme, host))
+
+    def __eq__(self, other):
+        try:
+            return tuple(p.lower() for p in self) == tuple(p.lower() for p in other)
+        except (AttributeError, TypeError):
+            return False
+
+    __hash__ = tuple.__hash__
+
+
+class Complement:
+    """Everything but what it excludes (boltons' complement sets)."""
+
+    def __init__(self, excluded):
+        self.excluded = excluded
+
+    def __contains__(self, x):
+        return x not in self.excluded
+
+
+def test_normalising_tuples_and_complement_sets_are_honest(findings):
+    assert h.strict_eq(Reference("HTTP", "a.org"), Reference("http", "A.ORG"))
+    assert h.strict_in(3, Complement({1, 2})) and not h.strict_in(1, Complement({1, 2}))
+    assert not findings

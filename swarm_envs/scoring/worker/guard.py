@@ -134,6 +134,10 @@ LEGITIMATE_CHANGES = frozenset(
     | {("*", "__slotnames__")}
     | {("_pytest.assertion.util", n) for n in ("_reprcompare", "_assertion_pass", "_config")}
     | {("_pytest.debugging.pytestPDB", n) for n in ("_config", "_pluginmanager", "_saved")}
+    # What Python gives the application to set: its hooks and streams (a library installs
+    # its own excepthook at import, a CLI redirects stdout).
+    | {("sys", n) for n in ("excepthook", "displayhook", "breakpointhook", "unraisablehook")}
+    | {("sys", n) for n in ("stdin", "stdout", "stderr", "ps1", "ps2", "tracebacklimit")}
 )
 _VETO = "refused by the scoring harness"
 # Signal handlers run between any two bytecodes, the guard's own included: none may be set.

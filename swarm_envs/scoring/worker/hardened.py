@@ -426,12 +426,41 @@ def _instance(  # noqa: ANN202, C901 - one case per kind of base
     return y
 
 
+def _fresh_value(  # noqa: ANN202
+    v,  # noqa: ANN001
+    _type=type,
+    _object=object,
+    _other=_other,
+    _len=len,
+    _tuple=tuple,
+    _list=list,
+    _frozenset=frozenset,
+    _set=set,
+    _dict=dict,
+    _str=str,
+    _bytes=bytes,
+):
+    """A value of `v`'s built-in type that shares no part with it (all elements fresh)."""
+    t = _type(v)
+    if t is _tuple or t is _list:
+        return t(_object() for _ in range(_len(v) or 1))
+    if t is _frozenset or t is _set:
+        return t((_object(),))
+    if t is _dict:
+        return {_object(): _object()}
+    if t is _str:
+        return "\x00" * (_len(v) + 1)
+    if t is _bytes:
+        return b"\x00" * (_len(v) + 1)
+    return _other(v)
+
+
 def _sentinel(  # noqa: ANN202
     x,  # noqa: ANN001
     _type=type,
     _state=_state,
     _object=object,
-    _other=_other,
+    _fresh=_fresh_value,
     _builtin_value=_builtin_value,
     _instance=_instance,
 ):
@@ -447,7 +476,7 @@ def _sentinel(  # noqa: ANN202
     if base is None and not state:
         return None
     fresh = {k: _object() for k in state}
-    return _instance(t, _other(value) if base is not None else None, fresh, base)
+    return _instance(t, _fresh(value) if base is not None else None, fresh, base)
 
 
 def _perturbed(  # noqa: ANN202
@@ -624,6 +653,7 @@ def strict_in(  # noqa: ANN201
     _any=any,
     _mark=_DC_MARK,
     _items=_items,
+    _sentinel=_sentinel,
 ):
     """`a in c`, where neither a lying element nor a lying container can pass.
 
@@ -638,8 +668,12 @@ def strict_in(  # noqa: ANN201
         return False
     if tc not in _hashed and _untrusted(c, "__contains__"):
         if _says_true(lambda: _object() in c):
-            _flag(f"a container of type {_tname(tc)} claims to contain a fresh object()")
-            return False
+            # A complement set honestly holds almost everything: what a fresh one of its
+            # class with other state (every field a fresh object()) says decides.
+            s = _sentinel(c)
+            if s is None or _says_true(lambda: _object() in s):
+                _flag(f"a container of type {_tname(tc)} claims to contain a fresh object()")
+                return False
         if a not in c:
             return False
         items = _items(c)
