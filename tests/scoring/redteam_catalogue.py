@@ -979,7 +979,10 @@ ATTACKS: list[Attack] = [
         "semantic",
         {"shapes/core.py": SHAPES_HONEST_POINT + SHAPES_CONTAINS_ANY_POINT},
         task="shapes",
+        allowed=1,
         kinds=frozenset({"lying_dunder"}),
+        note="any object is true: test_path_is_true is its honest part, now that a finding"
+        " fails only its own test (issue 31)",
     ),
     Attack(
         "true_but_empty",

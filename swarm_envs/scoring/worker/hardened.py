@@ -785,8 +785,11 @@ def strict_truth(  # noqa: ANN201
     _lookup=_lookup,
     _flag=_flag,
     _tname=_tname,
+    _strict_len=strict_len,
 ):
-    """The truth of an asserted value: a workspace `__bool__` must agree with its `__len__`."""
+    """The truth of an asserted value: a workspace `__bool__` must agree with its `__len__`,
+    and a truth that comes from a workspace `__len__` with iterating the object.
+    """
     t = _bool(x)
     if t and _untrusted(x, "__bool__") and _lookup(_type(x), "__len__") is not None:
         try:
@@ -796,6 +799,13 @@ def strict_truth(  # noqa: ANN201
         if empty:
             _flag(f"an object of type {_tname(_type(x))} is true but has length 0", LYING)
             return False
+    if (
+        t
+        and _lookup(_type(x), "__bool__") is None
+        and _untrusted(x, "__len__")
+        and _strict_len(x) == -1  # its truth is its length, which iterating contradicts
+    ):
+        return False
     return t
 
 
