@@ -787,8 +787,10 @@ def strict_truth(  # noqa: ANN201
     _tname=_tname,
     _strict_len=strict_len,
 ):
-    """The truth of an asserted value: a workspace `__bool__` must agree with its `__len__`,
-    and a truth that comes from a workspace `__len__` with iterating the object.
+    """The truth of an asserted value, judged against the object's own witnesses.
+
+    A workspace `__bool__` must agree with its `__len__`, and a truth that comes from a
+    workspace `__len__` with iterating the object.
     """
     t = _bool(x)
     if t and _untrusted(x, "__bool__") and _lookup(_type(x), "__len__") is not None:
