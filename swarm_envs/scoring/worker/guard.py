@@ -854,6 +854,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                     if now.get(k, now) is not then.get(k, then)
                     and k in now
                     and made_by_project(now[k])  # a test may rebind its own names
+                    and not current_module(now[k])  # and import a module again
                 )
                 if changed:
                     flag(
@@ -862,6 +863,11 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                     )
                     break
         state["canonical"] = seen
+
+    def current_module(value: object) -> bool:
+        """A module: a test may import one again (emoji's tests reload the package, `global
+        emoji`); a fake of a genuine module is caught by its name (`genuine_modules`)."""
+        return issubclass(type(value), ModuleType)
 
     def plugins_ok(got: object, where_: str) -> None:
         if state["plugins"] is not None and got != state["plugins"]:
