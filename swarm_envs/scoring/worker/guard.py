@@ -865,8 +865,10 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         state["canonical"] = seen
 
     def current_module(value: object) -> bool:
-        """A module: a test may import one again (emoji's tests reload the package, `global
-        emoji`); a fake of a genuine module is caught by its name (`genuine_modules`)."""
+        """True for a module, which a test may import again (emoji's tests do).
+
+        A fake of a genuine module is caught by its name (`genuine_modules`).
+        """
         return issubclass(type(value), ModuleType)
 
     def plugins_ok(got: object, where_: str) -> None:
