@@ -323,3 +323,46 @@ def test_tests_made_by_a_metaclass_are_canonical(kind, tmp_path, sandbox):
     r = _score(kind, tmp_path, sandbox, "def same(x):\n    return x\n", METACLASS_TESTS)
     _clean(r)
     assert r.total == 2
+
+
+# ------------------------------------------------- 4. changes that are not the project's
+
+HOOK_LIB = """
+import sys
+
+
+def _hook(kind, value, tb):  # boltons installs an excepthook of its own at import
+    sys.__excepthook__(kind, value, tb)
+
+
+sys.excepthook = _hook
+
+
+def same(x):
+    return x
+"""
+
+RELOAD_TESTS = {
+    "test_reload.py": """
+import importlib
+import sys
+
+import mathy
+
+
+def test_fresh_import():
+    # emoji's tests import the package afresh for each test
+    global mathy
+    for name in [n for n in sys.modules if n.startswith("mathy")]:
+        del sys.modules[name]
+    mathy = importlib.import_module("mathy")
+    assert mathy.same(2) == 2
+    assert sys.excepthook is not sys.__excepthook__
+"""
+}
+
+
+def test_a_library_hook_and_a_tests_own_import_are_not_blamed(kind, tmp_path, sandbox):
+    r = _score(kind, tmp_path, sandbox, HOOK_LIB, RELOAD_TESTS)
+    _clean(r)
+    assert r.total == 1
