@@ -21,6 +21,7 @@ from __future__ import annotations
 import fnmatch
 import graphlib
 import re
+import shlex
 import sys
 from collections.abc import Iterator
 from functools import cached_property
@@ -94,6 +95,18 @@ PLUGIN_SETTINGS: dict[str, str] = {
 STRICT_ADDOPTS = ("--strict-markers", "--strict-config", "--strict")
 
 
+def _addopt_ok(option: object) -> bool:
+    """One of STRICT_ADDOPTS, or a selection: `-m EXPR` or `-k EXPR` (EXPR shell-quoted)."""
+    if option in STRICT_ADDOPTS:
+        return True
+    if not isinstance(option, str) or not option.startswith(("-m ", "-k ")):
+        return False
+    try:
+        return len(shlex.split(option)) == 2
+    except ValueError:
+        return False
+
+
 class TestsSpec(_Strict):
     """How the canonical tests run."""
 
@@ -136,8 +149,11 @@ class TestsSpec(_Strict):
             items = value if isinstance(value, list) else [value]
             if any(isinstance(i, str) and ("\n" in i or "\r" in i) for i in items):
                 raise ValueError(f"{key}: values must be single lines")
-            if key == "addopts" and any(o not in STRICT_ADDOPTS for o in items):
-                raise ValueError(f"addopts: only {', '.join(STRICT_ADDOPTS)} are allowed")
+            if key == "addopts" and not all(_addopt_ok(o) for o in items):
+                raise ValueError(
+                    f'addopts: only {", ".join(STRICT_ADDOPTS)} and a selection ("-m EXPR", '
+                    '"-k EXPR", the expression quoted as a shell would) are allowed'
+                )
         return v
 
     held_out: list[str] = Field(

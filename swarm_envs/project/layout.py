@@ -13,8 +13,9 @@ memory, and says what it kept, moved and dropped, and why (`Note`s):
 - **pytest settings** (`pytest.toml`, `pytest.ini`, `pyproject.toml`, `tox.ini`, `setup.cfg`,
   in pytest's order): those that cannot weaken scoring are kept (`swarm_envs.tasks.
   PYTEST_SETTINGS`), `-W` options become warning filters, `--deselect` becomes the task's
-  deselect list; doctests, plugins, selections and output options are dropped, each with
-  its reason;
+  deselect list, the project's own selection is kept (`-m`/`-k` in the task's addopts,
+  the files `--ignore` names left out); doctests, plugins and output options are dropped,
+  each with its reason;
 - **conftests** outside the test folders (a root `conftest.py`) move into `tests/`; hooks
   that can change a test's outcome (`pytest_runtest_makereport`, ...) are removed from every
   conftest, with a note;
@@ -222,10 +223,14 @@ def _read_project(source: Path, *, exclude: Iterable[str] = ()) -> Project:
     settings = _read_settings(files, proj)
     patterns = _as_list(settings.get("python_files")) or DEFAULT_TEST_FILES
     excluded = list(exclude)
+    ignored = _ignored_by_settings(settings)
     test_map = _map_tests(files, code_root, settings, patterns, proj)
     for rel in sorted(test_map):
         if any(fnmatch.fnmatch(rel, pat) for pat in excluded):
             proj.note("dropped", rel, "excluded with --exclude")
+            del test_map[rel]
+        elif any(fnmatch.fnmatch(rel, pat) for pat in ignored):
+            proj.note("dropped", rel, "the project's own selection (--ignore in its addopts)")
             del test_map[rel]
     if not any(_is_test_file(new, patterns) for new in test_map.values()):
         raise ProjectError(
@@ -395,6 +400,27 @@ def _rewrite_imports(source: str, old_module: str, renames: dict[str, str]) -> t
             else:
                 absolute = node.module or ""
             new = rename(absolute)
+            # `from pkg import test_helpers`: a name that is itself a moved module.
+            moved = [
+                a for a in node.names if rename(f"{absolute}.{a.name}") != f"{absolute}.{a.name}"
+            ]
+            if moved and absolute:
+                kept = [a for a in node.names if a not in moved]
+                parts = []
+                if kept:
+                    parts.append(ast.unparse(ast.ImportFrom(module=new, names=kept, level=0)))
+                for a in moved:
+                    target = rename(f"{absolute}.{a.name}")
+                    parent, _, leaf = target.rpartition(".")
+                    alias = ast.alias(leaf, a.asname if a.asname and a.asname != leaf else None)
+                    if parent:
+                        parts.append(
+                            ast.unparse(ast.ImportFrom(module=parent, names=[alias], level=0))
+                        )
+                    else:
+                        parts.append(ast.unparse(ast.Import(names=[alias])))
+                edits.append((node, "; ".join(parts)))
+                continue
             if node.level == 0 and new == absolute:
                 continue
             if not new:
@@ -633,13 +659,14 @@ def _take_addopts(
         if "=" in tok and tok.startswith("--"):
             name, value = tok.split("=", 1)
         takes = name in ("-W", "--pythonwarnings", "-p", "--deselect", "--ignore", "-k", "-m")
+        takes = takes or name == "--ignore-glob"
         takes = takes or name in ("-n", "--numprocesses", "--maxfail", "--cov", "--tb", "-r")
         if value is None and name.startswith("-W") and len(name) > 2:
             name, value = "-W", name[2:]
         elif value is None and takes and name in ("-W", "--pythonwarnings", "-p", "--deselect"):
             value = tokens[i + 1] if i + 1 < len(tokens) else ""
             i += 1
-        elif value is None and name in ("--ignore", "-k", "-m", "-n", "--numprocesses"):
+        elif value is None and name in ("--ignore", "--ignore-glob", "-k", "-m", "-n"):
             value = tokens[i + 1] if i + 1 < len(tokens) else ""
             i += 1
         i += 1
@@ -664,10 +691,14 @@ def _take_addopts(
                 f"addopts {tok}",
                 "doctests live in the code agents edit, so they cannot be canonical tests",
             )
-        elif name in ("-k", "-m"):
-            proj.note("dropped", f"addopts {name} {value}", "the whole suite is scored")
-        elif name == "--ignore":
-            proj.note("dropped", f"addopts --ignore {value}", "use make-task --exclude")
+        elif name in ("-k", "-m") and value:
+            # The project's own selection (`-m 'not stress'`): its suite is what it selects.
+            addopts = ini.setdefault("addopts", [])
+            assert isinstance(addopts, list)
+            addopts.append(f"{name} {shlex.quote(str(value))}")
+            proj.note("kept", f"addopts {name} {value!r}", "the project's own selection")
+        elif name in ("--ignore", "--ignore-glob"):
+            proj.note("kept", f"addopts {name} {value}", "the project's own selection")
         elif name == "-p":
             proj.note("dropped", f"addopts -p {value}", "pytest plugins are not loaded")
         elif name.startswith(("--cov", "-n", "--numprocesses", "--dist", "--benchmark")):
@@ -676,6 +707,40 @@ def _take_addopts(
             proj.note("dropped", f"addopts {tok}", "every test runs")
         else:
             proj.note("dropped", f"addopts {tok}", "output or run options are the scorer's")
+
+
+def _addopts_tokens(raw: object) -> list[str]:
+    tokens: list[str] = []
+    for item in raw if isinstance(raw, list) else [raw]:
+        try:
+            tokens += shlex.split(str(item))
+        except ValueError:
+            pass
+    return tokens
+
+
+def _ignored_by_settings(settings: dict[str, object]) -> list[str]:
+    """Glob patterns of the files that the project's `--ignore` and `--ignore-glob` leave out.
+
+    pytest takes both relative to where it runs (the project's root): a folder or file
+    given to `--ignore` leaves out everything under it.
+    """
+    tokens = _addopts_tokens(settings.get("addopts", []))
+    out: list[str] = []
+    for i, tok in enumerate(tokens):
+        name, eq, value = tok.partition("=")
+        if name not in ("--ignore", "--ignore-glob"):
+            continue
+        if not eq:
+            value = tokens[i + 1] if i + 1 < len(tokens) else ""
+        value = value.strip().removeprefix("./").rstrip("/")
+        if not value:
+            continue
+        if name == "--ignore":
+            out += [value, f"{value}/*"]
+        else:
+            out.append(value)
+    return out
 
 
 def _moved_nodeid(nodeid: str, test_map: dict[str, str]) -> str | None:

@@ -28,7 +28,7 @@ from swarm_envs.tasks.environment import WHEELS
 from swarm_envs.tasks.manifest import PLUGIN_SETTINGS, TestsSpec
 
 #: runs of the reference under the scorer after the first, while tests are still deselected
-#: (the guard names at most 20 tests a run; a flagged test taints the others of its run)
+#: (a finding fails its own test; one that changed the harness, every later test too)
 _JUDGING_ROUNDS = 6
 #: a finding's detail that starts with the test it is about: `tests/t.py::test_x: ...`
 _NAMED_TEST = re.compile(r"^tests/\S+::\S+: ")
@@ -245,10 +245,18 @@ def _build(
     if decl.name and decl.version and _DIST_VERSION.match(decl.version):
         manifest["distribution"] = f"{decl.name}=={decl.version}"
         notes.append(Note("kept", f"distribution {manifest['distribution']}", "its metadata"))
-    if requires or proj.imports or decl.requirements():
+    uses = _names_the_tests_use(proj.tests)
+    if requires or proj.imports or decl.requirements() or (decl.tooling and uses):
         report("fetching requirements", 0, 1)
         resolved = resolve(
-            decl, proj.imports, requires, root / WHEELS, wheels, notes, strict=not deselect_failing
+            decl,
+            proj.imports,
+            requires,
+            root / WHEELS,
+            wheels,
+            notes,
+            strict=not deselect_failing,
+            uses=uses,
         )
         if resolved.pins:
             manifest["requires"] = resolved.pins
@@ -324,6 +332,33 @@ def _build(
     _write_report(root, task, notes, deselected, len(reached), collected)
     clock.lap("write")
     return MakeTaskResult(task, notes, deselected, len(reached), collected=collected)
+
+
+def _names_the_tests_use(tests: dict[str, bytes]) -> frozenset[str]:
+    """Marker names (`pytest.mark.NAME`) and parameter names of the suite's functions.
+
+    What a pytest plugin would have to define for the tests: only ever intersected with
+    what a plugin does define (`requirements.provided_names`).
+    """
+    out: set[str] = set()
+    for rel, data in tests.items():
+        if not rel.endswith(".py"):
+            continue
+        try:
+            tree = parse(data.decode("utf-8", "replace"))
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Attribute)
+                and node.value.attr == "mark"
+            ):
+                out.add(node.attr)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                out.update(a.arg for a in [*node.args.posonlyargs, *node.args.args])
+                out.update(a.arg for a in node.args.kwonlyargs)
+    return frozenset(out)
 
 
 def _drop_uncollectable(root: Path, errors: dict[str, str], notes: list[Note]) -> bool:
@@ -431,6 +466,11 @@ _FIXES = (
         "a missing dependency: add its distribution with --requires ({0})",
     ),
     (
+        re.compile(r"'([\w.]+)' not found in `markers` configuration option"),
+        "a pytest plugin that defines the marker '{0}': add its distribution with --requires "
+        "(make-task enables the plugins it names with -p, test tools among them)",
+    ),
+    (
         re.compile(r"fixture '([\w.]+)' not found"),
         "a pytest plugin that provides the fixture '{0}': add its distribution with "
         "--requires (make-task enables the plugins it finds with -p)",
@@ -534,10 +574,11 @@ def _check_profile(
 ) -> None:
     """Deselect what the reference skips here; stop (or deselect) on anything else."""
     if profile.collect_errors:
+        fix = likely_fix(profile.collect_errors.values())
         raise ProjectError(
             f"the project's tests do not collect:\n{_group(profile.collect_errors)}\n"
-            "A missing module is a requirement: name it with --requires; a test file that "
-            "cannot work here can be left out with --exclude."
+            + (f"The likely fix: {fix}; a" if fix else "A")
+            + " test file that cannot work here can be left out with --exclude."
         )
     if not profile.collected:
         said = "\n".join(profile.output.strip().splitlines()[-8:])

@@ -97,6 +97,7 @@ def resolve(
     notes: list[Note],
     *,
     strict: bool = True,
+    uses: frozenset[str] = frozenset(),
 ) -> Resolved:
     """Fetch the wheels of what the project needs into `wheels`; pins and plugins.
 
@@ -109,6 +110,9 @@ def resolve(
         notes: what was done is appended here.
         strict: an import that nothing provides is an error (else a warning: the test
             files that need it will not collect).
+        uses: markers and fixture names the tests use that the suite does not define: a
+            declared test tool that defines one (`declared.TOOLING`) is fetched and enabled.
+            Requirements named in `requires` are enabled whatever they are.
 
     Raises:
         RequirementsError: they cannot be fetched (pip's reason), or an import is provided
@@ -117,6 +121,11 @@ def resolve(
     declared = [
         s for s in declaration.requirements() if normal(Requirement(s).name) not in SCORER_OWN
     ]
+    # Test tools the tests need: a declared plugin defining a marker or fixture they use
+    # (a benchmark plugin's `benchmark`, pytest-timeout's `timeout` under --strict-markers).
+    needed = _tools_the_tests_use(declaration, uses, find_links, notes) if uses else []
+    requires = [*requires, *needed]
+    asked = _names_of(requires)
     direct = _names_of([*requires, *declared])
     specs = [
         *requires,
@@ -173,7 +182,7 @@ def resolve(
             notes.append(Note("dropped", f"wheel {w.name}", "the scorer brings its own pytest"))
             continue
         out.pins.append(f"{m.group('name')}=={m.group('version')}")
-        if name in direct and not is_tooling(name):
+        if name in direct and (not is_tooling(name) or name in asked):
             for ep in _pytest_plugins(w):
                 out.plugins.append(ep)
                 notes.append(
@@ -302,3 +311,58 @@ def _pytest_plugins(wheel: Path) -> list[str]:
     except configparser.Error:
         return []
     return sorted(cp.options("pytest11")) if cp.has_section("pytest11") else []
+
+
+_PROVIDES = re.compile(
+    r"""addinivalue_line\(\s*["']markers["']\s*,\s*["'](?P<marker>\w+)"""
+    r"""|@pytest\.fixture[^\n]*\n(?:\s*@[^\n]*\n)*\s*def\s+(?P<fixture>\w+)"""
+)
+
+
+def provided_names(wheel: Path) -> set[str]:
+    """Markers a pytest plugin's wheel registers and fixtures it defines (read, not run)."""
+    out: set[str] = set()
+    try:
+        with zipfile.ZipFile(wheel) as z:
+            for member in z.namelist():
+                if member.endswith(".py"):
+                    text = z.read(member).decode("utf-8", "replace")
+                    for m in _PROVIDES.finditer(text):
+                        out.add(m.group("marker") or m.group("fixture"))
+    except (OSError, zipfile.BadZipFile):
+        return set()
+    return out
+
+
+def _tools_the_tests_use(
+    declaration: Declared, uses: frozenset[str], find_links: Path | None, notes: list[Note]
+) -> list[str]:
+    """The declared test tools that are pytest plugins defining a name the tests use."""
+    out: list[str] = []
+    for spec in declaration.tooling:
+        try:
+            name = normal(Requirement(spec).name)
+        except InvalidRequirement:
+            continue
+        if not name.startswith("pytest-") or name in SCORER_OWN:
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                fetch_wheels([spec], Path(tmp), find_links)
+            except RequirementsError:
+                continue
+            for w in Path(tmp).glob("*.whl"):
+                m = _WHEEL.match(w.name)
+                if m is None or normal(m.group("name")) != name or not _pytest_plugins(w):
+                    continue
+                used = sorted(provided_names(w) & uses)
+                if used:
+                    out.append(spec)
+                    notes.append(
+                        Note(
+                            "kept",
+                            f"the test tool {spec}",
+                            f"the tests use its {', '.join(used[:3])}: installed and enabled",
+                        )
+                    )
+    return out

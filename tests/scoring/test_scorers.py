@@ -140,20 +140,25 @@ def honest_then_forged(kind, tmp_path, sandbox, honest, test_file, use, forged, 
 
 def test_a_lazily_imported_standard_name_is_not_a_change(kind, tmp_path, sandbox):
     """`concurrent.futures` binds `ThreadPoolExecutor` in itself on first use (its
-    `__getattr__`): the genuine class, not the code under test's doing; a fake is."""
+    `__getattr__`): the genuine class, not the code under test's doing; a class of the
+    project's in its place is."""
     use = (
         "import concurrent.futures\n\nfrom mathy.text import shout\n\n\ndef test_pool():\n"
         "    with concurrent.futures.ThreadPoolExecutor(2) as ex:\n"
         "        assert list(ex.map(shout, ['a'])) == ['A!']\n"
     )
-    fake = "import concurrent.futures\n\nconcurrent.futures.ThreadPoolExecutor = object\n"
+    fake = (
+        "import concurrent.futures\n\n\nclass Pool:\n    pass\n\n\n"
+        "concurrent.futures.ThreadPoolExecutor = Pool\n"
+    )
     honest_then_forged(kind, tmp_path, sandbox, "", "test_pool.py", use, fake, "harness_changed")
 
 
-def test_a_library_may_ask_whether_a_test_callback_is_a_coroutine(kind, tmp_path, sandbox):
-    """`inspect.iscoroutinefunction` and `inspect.signature` read a function's code but give
-    back only a flag or parameter names: a library may call them on a test's callback (as
-    blinker and tenacity do); reading the callback's code itself is still refused."""
+def test_a_library_may_read_a_test_callbacks_signature(kind, tmp_path, sandbox):
+    """A library may ask about a callback a test passes: `inspect.iscoroutinefunction`,
+    `inspect.signature` (blinker and tenacity do), or its code's argument names and counts
+    (a validation decorator). A canonical function's code is a shell that shows its
+    signature and nothing else; reading the body's code behind it is refused and flagged."""
     honest = (
         "import inspect\n\n\ndef call(cb, *args):\n"
         "    if inspect.iscoroutinefunction(cb) or inspect.isgeneratorfunction(cb):\n"
@@ -162,6 +167,9 @@ def test_a_library_may_ask_whether_a_test_callback_is_a_coroutine(kind, tmp_path
         "        raise TypeError('a plain function is expected')\n"
         "    params = inspect.signature(cb).parameters.values()\n"
         "    n = sum(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)\n"
+        "    code = cb.__code__\n"
+        "    assert code.co_varnames[: code.co_argcount] == ('a',)\n"
+        "    assert 2 not in code.co_consts\n"
         "    return cb(*args[:n])\n"
     )
     use = (
@@ -169,9 +177,14 @@ def test_a_library_may_ask_whether_a_test_callback_is_a_coroutine(kind, tmp_path
         "    def double(a):\n        return a * 2\n\n"
         "    class Later:\n        async def __call__(self):\n            pass\n\n"
         "    assert call(double, 3, 4) == 6\n"
+        "    assert call(lambda a: a * 2, 3) == 6\n"
         "    with pytest.raises(TypeError):\n        call(Later())\n"
     )
-    peek = "def call(cb, *args):\n    return cb.__code__.co_consts[1] * 3\n"
+    peek = (
+        "def call(cb, *args):\n"
+        "    body = cb.__closure__[0].cell_contents\n"
+        "    return body.__code__.co_consts[1] * 3\n"
+    )
     honest_then_forged(
         kind, tmp_path, sandbox, honest, "test_call.py", use, peek, "code_introspection"
     )

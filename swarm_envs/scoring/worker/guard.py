@@ -21,29 +21,44 @@ from the canonical code whose file and qualified name are the test's, or that it
 test function leads to through trusted library wrappers), and nothing was flagged. Passes
 are confirmed by the final record, sent after the last checks.
 
+It judges what code achieves, not which reflection it uses (docs/integrity.md, "What the
+guard judges"), and blames only the project's code:
+
+- frames are views for the project (`_view_types`): `sys._getframe` and the standard
+  walkers of tracebacks are replaced; frames other than the project's own show code name,
+  file, line and module `__name__` only. Real frames that lead to a test or the harness
+  (`tb_frame`, `gi_frame`, `f_code` read by the project itself) are refused, silently;
+  canonical sources are not opened on its behalf (nor left in `linecache`);
+- a canonical function's code is a shell (`hardened.make_shell`): its body's code is
+  refused to the project;
+- changes to the modules and classes that decide outcomes (builtins, pytest, _pytest,
+  pluggy, this package, the builtins of canonical code) are compared by identity with a
+  snapshot at every test and at the end of the run; in the modules canonical tests use,
+  only a value the project made counts (`made_by_project`);
+- code that trusted code compiled and ran with nothing of the project's on the stack is
+  trusted (hypothesis' generated wrappers).
+
 Flagged (a finding: kind, test, detail) and, where it is a capability, refused:
 
-- frame introspection into test or harness frames (`sys._getframe`, `sys._current_frames`,
-  `tb_frame`, `gi_frame`, `f_code`, `inspect`/`traceback` stack walks) by untrusted code;
-- reading the code of a test or harness function (`__code__`); replacing the code or the
-  defaults (`__code__`, `__defaults__`, `__kwdefaults__`) of a function that is not the
-  workspace's;
-- changes to the modules and classes that decide outcomes (builtins, pytest, _pytest,
-  pluggy, this package, the modules canonical tests use, the builtins of canonical code):
-  compared by identity with a snapshot at every test and at the end of the run;
+- `sys._current_frames`, the real `sys._getframe` used by the project;
+- the project reading the code behind a canonical function's shell, opening a canonical
+  test source; replacing the code or the defaults (`__code__`, `__defaults__`,
+  `__kwdefaults__`) of a function that is not the workspace's;
+- the changes above;
 - a test item that is not pytest's, whose methods, test function or parameters were
   replaced, or whose test function is not canonical code (reached, for a test decorated
-  by a library, through `__wrapped__` and trusted library code only); fixture values
-  replaced between setup and call; plugins or hook implementations added by the code
-  under test;
+  by a library, through `__wrapped__`, shells and trusted library code only); fixture
+  values replaced between setup and call; plugins or hook implementations added by the
+  code under test;
 - `gc.get_objects`/`get_referrers`/`get_referents`, `ctypes`, `sys.settrace`/`setprofile`,
-  `sys.addaudithook`, `signal.signal`/`setitimer`/`alarm`, `/proc/*/mem`, opening canonical
-  test sources or harness files, code compiled or unmarshalled under the name of a trusted
-  file, by untrusted code;
-- always-equal objects (reported by the strict comparisons of canonical assertions).
+  `sys.addaudithook`, `signal.signal`/`setitimer`/`alarm`, `/proc/*/mem`, opening harness
+  files, code compiled or unmarshalled under the name of a trusted file, by untrusted code;
+- always-equal objects and lying dunders (reported by the strict comparisons of canonical
+  assertions).
 
-"Untrusted" code is the workspace's, or code whose file is not a trusted one (compiled
-from a string). A flagged run fails every test it ran.
+"Untrusted" code is the workspace's, or code compiled from a string by it. A finding fails
+the test during which it was made; one made while no test ran, or whose effect outlives
+its test (`protocol.PERSISTENT`), every later test too.
 """
 
 from __future__ import annotations
@@ -55,10 +70,24 @@ import sys
 import types
 from typing import Any
 
-from .hardened import BUILTINS, DONE_EVENT, FINDING_EVENT, HELPERS, TRUSTED_PREFIXES
+from .hardened import (
+    BUILTINS,
+    DONE_EVENT,
+    FINDING_EVENT,
+    HELPERS,
+    SHELL_EVENT,
+    TRUSTED_PREFIXES,
+    hide_param,
+    make_shell,
+)
+from .protocol import PERSISTENT
 
 REPORT_EVENT = "swarm_envs.report"
-MAX_FINDINGS = 20
+#: what a frame view asks the guard (see `_view_types`)
+VIEW_EVENT = "swarm_envs.frame"
+#: findings reported per test, and per run (past them a test still fails, unreported)
+MAX_FINDINGS = 5
+MAX_RUN_FINDINGS = 1000
 # Categories of code, by the file it was compiled from.
 TRUSTED, CANONICAL, WORKSPACE, ANONYMOUS = range(4)
 # Outcome path, checked at every test (module dicts, and the classes in PER_TEST_CLASSES);
@@ -94,7 +123,8 @@ FAST_MODULES = (
     "pluggy._manager",
     "pluggy._result",
 )
-# Attributes that pytest and the standard library set during a run: (module or class, name).
+# What pytest sets in its own modules and classes during a run (module or class, name):
+# elsewhere only what the project made is suspect (`made_by_project`).
 LEGITIMATE_CHANGES = frozenset(
     {("*", "_pytest_diamond_inheritance_warning_shown")}
     # Set by `warnings.warn` in the module a warning is attributed to (a deprecation warning
@@ -103,29 +133,12 @@ LEGITIMATE_CHANGES = frozenset(
     # Cached on a class by copyreg the first time one of its objects is copied or pickled.
     | {("*", "__slotnames__")}
     | {("_pytest.assertion.util", n) for n in ("_reprcompare", "_assertion_pass", "_config")}
-    | {("warnings", n) for n in ("filters", "showwarning", "_showwarnmsg_impl", "_showwarnmsg")}
-    | {("warnings", n) for n in ("_onceregistry", "defaultaction", "_filters_version")}
-    | {("re", "_cache"), ("re", "_MAXCACHE")}
-    # Made on first use: the random name sequence and the temporary directory.
-    | {("tempfile", "_name_sequence"), ("tempfile", "tempdir")}
-    # Set by time.tzset() (a test that changes TZ).
-    | {("time", n) for n in ("tzname", "timezone", "altzone", "daylight")}
     | {("_pytest.debugging.pytestPDB", n) for n in ("_config", "_pluginmanager", "_saved")}
+    # What Python gives the application to set: its hooks and streams (a library installs
+    # its own excepthook at import, a CLI redirects stdout).
+    | {("sys", n) for n in ("excepthook", "displayhook", "breakpointhook", "unraisablehook")}
+    | {("sys", n) for n in ("stdin", "stdout", "stderr", "ps1", "ps2", "tracebacklimit")}
 )
-#: functions of `inspect` that read a function's `__code__` and return none of it (flags, a
-#: signature): code under test may have them read a canonical test function's code
-HARMLESS_CODE_READERS = ("_has_code_flag", "_signature_is_functionlike", "_signature_from_function")
-#: (module, name) -> the backport that replaces it with its own function when it is imported
-#: (typing_extensions' PEP 696 defaults, on Pythons before 3.13)
-BACKPORTED = {
-    ("typing", name): "typing_extensions"
-    for name in ("_check_generic", "_collect_parameters", "_collect_type_vars")
-}
-#: (module, name) -> the submodule its `__getattr__` imports the name from on first use
-LAZY_ATTRIBUTES = {
-    ("concurrent.futures", "ThreadPoolExecutor"): "concurrent.futures.thread",
-    ("concurrent.futures", "ProcessPoolExecutor"): "concurrent.futures.process",
-}
 _VETO = "refused by the scoring harness"
 # Signal handlers run between any two bytecodes, the guard's own included: none may be set.
 _SIGNAL_SETTERS = ("signal", "setitimer", "alarm")
@@ -133,6 +146,137 @@ _SIGNAL_SETTERS = ("signal", "setitimer", "alarm")
 
 class Refused(RuntimeError):
     """What the code under test gets for an operation the guard refuses."""
+
+
+class RefusedOpen(PermissionError):
+    """What an open of a canonical test source gets on behalf of the code under test.
+
+    An `OSError`, so that `linecache` and `inspect` (asked by the code under test for the
+    source lines of a stack) carry on without them.
+    """
+
+
+def _view_types(_audit, _event, _frame_type, _code_type):  # noqa: ANN001, ANN202, C901
+    """The classes of frame views and code views (the guard runs this with globals of its own).
+
+    A frame view stands for a real frame that the code under test may not hold (see
+    `_install`). It keeps nothing: each of its attributes asks the guard (an audit event
+    of its own), which looks the real frame up in a table of its closure and answers by
+    the frame's code: the project's own frames in full, any other frame as its code name,
+    file, line and module `__name__` only. Its methods take everything they use as
+    defaults (read only through audited `__defaults__`), so rebinding a global changes
+    nothing; `isinstance(view, types.FrameType)` holds (`__class__`), so `inspect` and
+    `traceback` take it as a frame. A code view is plain data: a test function's
+    signature facts, never its constants or names.
+    """
+
+    def _ask(view, name, _audit=_audit, _event=_event):  # noqa: ANN001, ANN202
+        box = [None, None]
+        _audit(_event, view, name, box)
+        if box[1] is not None:
+            raise box[1]
+        return box[0]
+
+    def _getframe(*args, _audit=_audit, _event=_event):  # noqa: ANN002, ANN202
+        box = [None, None]
+        _audit(_event, None, args, box)
+        if box[1] is not None:
+            raise box[1]
+        return box[0]
+
+    class FrameView:
+        __slots__ = ("__weakref__",)
+        __module__ = None  # inspect.getmodule(view): no module to read source through
+        __class__ = property(lambda self, _t=_frame_type: _t)
+        f_back = property(lambda self, _a=_ask: _a(self, "f_back"))
+        f_code = property(lambda self, _a=_ask: _a(self, "f_code"))
+        f_globals = property(lambda self, _a=_ask: _a(self, "f_globals"))
+        f_locals = property(lambda self, _a=_ask: _a(self, "f_locals"))
+        f_builtins = property(lambda self, _a=_ask: _a(self, "f_builtins"))
+        f_lineno = property(lambda self, _a=_ask: _a(self, "f_lineno"))
+        f_lasti = property(lambda self, _a=_ask: _a(self, "f_lasti"))
+        f_trace = property(lambda self: None, lambda self, value: None)
+        f_trace_lines = property(lambda self: False, lambda self, value: None)
+        f_trace_opcodes = property(lambda self: False, lambda self, value: None)
+
+        def clear(self):  # noqa: ANN202
+            return None
+
+        def __repr__(self, _a=_ask):  # noqa: ANN001, ANN204
+            return _a(self, "repr")
+
+    class CodeView:
+        __slots__ = (
+            "co_name",
+            "co_qualname",
+            "co_filename",
+            "co_firstlineno",
+            "co_argcount",
+            "co_posonlyargcount",
+            "co_kwonlyargcount",
+            "co_flags",
+            "co_varnames",
+            "co_nlocals",
+            "co_consts",
+            "co_names",
+            "co_freevars",
+            "co_cellvars",
+            "_positions",
+            "_lines",
+        )
+        __module__ = None
+        __class__ = property(lambda self, _t=_code_type: _t)
+
+        def co_positions(self, _iter=iter):  # noqa: ANN001, ANN202
+            return _iter(self._positions)
+
+        def co_lines(self, _iter=iter):  # noqa: ANN001, ANN202
+            return _iter(self._lines)
+
+        def __repr__(self):  # noqa: ANN204
+            where = f'file "{self.co_filename}", line {self.co_firstlineno}'
+            return f"<code object {self.co_name}, {where}>"
+
+    def walkers(traceback, inspect, _ask=_ask):  # noqa: ANN001, ANN202
+        """(module, name, replacement): the standard walkers of tracebacks, giving views."""
+        real_inner = inspect.getinnerframes
+        info = inspect.FrameInfo
+
+        def walk_tb(tb, _ask=_ask):  # noqa: ANN001, ANN202
+            while tb is not None:
+                yield _ask(tb.tb_frame, "wrap"), tb.tb_lineno
+                tb = tb.tb_next
+
+        def walk_tb_positions(tb, _ask=_ask, _pos=traceback._get_code_position):  # noqa: ANN001, ANN202
+            while tb is not None:
+                frame = tb.tb_frame
+                positions = _pos(frame.f_code, tb.tb_lasti)
+                if positions[0] is None:
+                    positions = (tb.tb_lineno, *positions[1:])
+                yield _ask(frame, "wrap"), positions
+                tb = tb.tb_next
+
+        def getinnerframes(tb, context=1, _ask=_ask, _inner=real_inner, _info=info):  # noqa: ANN001, ANN202
+            return [
+                _info(
+                    _ask(f.frame, "wrap"),
+                    f.filename,
+                    f.lineno,
+                    f.function,
+                    f.code_context,
+                    f.index,
+                    positions=f.positions,
+                )
+                for f in _inner(tb, context)
+            ]
+
+        return (
+            (traceback, "walk_tb", walk_tb),
+            (traceback, "_walk_tb_with_full_positions", walk_tb_positions),
+            (inspect, "getinnerframes", getinnerframes),
+        )
+
+    return FrameView, CodeView, _getframe, walkers
 
 
 def _refuse_signals(*args: object, **kwargs: object) -> None:
@@ -189,11 +333,8 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     import _thread
     import gc
     import inspect
+    from functools import partial as functools_partial
     from operator import is_
-
-    from _pytest.capture import DontReadFromInput
-
-    real_stdin = sys.__stdin__
 
     try:
         from _json import encode_basestring_ascii as enc
@@ -259,15 +400,13 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     # library reads its own data files on behalf of the code under test).
     library_root = harness_root + "site/"
     pinned = list(keep)  # noqa: F841 - keeps the canonical ids valid for the hook's life
-    # The standard library's readers of a function's code that hand none of it back: a flag
-    # (`inspect.iscoroutinefunction`, which libraries call on the callbacks a test passes)
-    # and a signature (parameter names). Taken by identity now, before any code under test.
-    harmless_readers = frozenset(
-        id(code_of(f))
-        for f in (getattr(inspect, n, None) for n in HARMLESS_CODE_READERS)
-        if type(f) is FunctionType
-    )
+    # The hardened helpers that read a canonical function's code or set a shell's defaults
+    # on its behalf (`make_shell`, `hide_param`): taken by identity now.
+    own_readers = frozenset(id(code_of(f)) for f in (make_shell, hide_param))
     canonical = frozenset(canonical_codes)
+    # Shells of canonical functions (`hardened.make_shell`): their code is a signature.
+    shells: dict[int, int] = {}  # id of a shell's code -> id of its body's code
+    shells_kept: list[object] = []
     callers = frozenset(caller_codes)
     categories: dict[object, int] = {}
     busy: set[int] = set()
@@ -298,6 +437,17 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     # never change while it lives; holding it keeps its id from being reused). Bounded.
     clean: set[object] = set()  # frames (hashed by identity: no builtins.id event)
 
+    # Code that trusted code compiled and ran with nothing of the project's on the stack
+    # (hypothesis builds `@given`'s wrapper from generated source): trusted, whatever its
+    # file name says. Ids of the code objects, held for the process's life.
+    trusted_made: set[int] = set()
+    trusted_kept: list[object] = []
+
+    def code_category(code: Any) -> int:
+        if id(code) in trusted_made:
+            return TRUSTED
+        return category(code.co_filename)
+
     def untrusted_frame(frame: object) -> object | None:
         """The newest frame of untrusted code on the stack from `frame` down, or None."""
         f = frame
@@ -305,7 +455,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         while f is not None:
             if f in clean:
                 break
-            c = category(f.f_code.co_filename)  # type: ignore[attr-defined]
+            c = code_category(f.f_code)  # type: ignore[attr-defined]
             if c >= WORKSPACE:
                 return f
             if c == TRUSTED and f is not frame:  # the newest is still running: not it
@@ -366,6 +516,9 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         "canonical_dicts": None,
         "owner": "",  # the test file whose collection or test is running
         "workspace_ran": False,  # a workspace module was loaded
+        "flagged": False,  # a finding during the running test: it fails
+        "poisoned": False,  # a finding outside any test, or one that outlives its test
+        "test_findings": 0,  # findings while this test (or the collection) ran
     }
 
     def current_test() -> str:
@@ -375,9 +528,16 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         return "(collection)" if state["collected"] is None else ""
 
     def flag(kind: str, detail: str) -> None:
-        if len(findings) >= MAX_FINDINGS:
-            return
         finding = {"kind": plain(kind, 40), "test": current_test(), "detail": plain(detail, 500)}
+        # A finding fails the test during which the code under test acted; one made while
+        # no test ran, or whose effect outlives its test (the harness changed), every
+        # later test too (the host applies the same rule: `protocol.RunState.flagged`).
+        if state["current"] is None or finding["kind"] in PERSISTENT:
+            state["poisoned"] = True
+        state["flagged"] = True
+        state["test_findings"] += 1
+        if state["test_findings"] > MAX_FINDINGS or len(findings) >= MAX_RUN_FINDINGS:
+            return
         findings.append(finding)
         emit({"ev": "integrity", **finding})
 
@@ -429,6 +589,130 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         fast.append(["the builtins of canonical tests", BUILTINS, *ids(BUILTINS)])
         return fast, snapshot_of(full_names)
 
+    # ------------------------------------------------------------ frame views
+    # The code under test may walk the stack (a deprecation helper's caller, a CLI
+    # framework's caller module, `logging`, `warnings`, `inspect.stack()`): it gets views,
+    # in which frames of any code but the project's show their code name, file, line and
+    # module `__name__` only (their locals, globals, constants and source stay out of
+    # reach). `sys._getframe` and the standard library's walkers of tracebacks are
+    # replaced by the views' own; trusted code with nothing of the project's below it
+    # (pytest) still gets real frames.
+    made = FunctionType(
+        _view_types.__code__,
+        {"__builtins__": dict(builtins.__dict__), "__name__": __name__},
+        "_view_types",
+    )
+    FrameView, CodeView, view_getframe, view_walkers = made(
+        sys.audit, VIEW_EVENT, types.FrameType, types.CodeType
+    )
+    views: dict[object, object] = {}  # real frame -> its view (cleared at every test)
+    reals: dict[object, object] = {}  # view -> its real frame
+    code_views: dict[object, object] = {}
+
+    def project_code(code: object) -> bool:
+        """The project's own code (the workspace's, or compiled from a string by it)."""
+        return code_category(code) >= WORKSPACE
+
+    def view_of(frame: object) -> object:
+        v = views.get(frame)
+        if v is None:
+            v = FrameView()
+            views[frame] = v
+            reals[v] = frame
+        return v
+
+    def code_view(code: Any) -> object:
+        cv = code_views.get(code)
+        if cv is None:
+            cv = CodeView()
+            n = code.co_argcount + code.co_kwonlyargcount
+            n += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
+            cv.co_name, cv.co_qualname = code.co_name, code.co_qualname
+            cv.co_filename, cv.co_firstlineno = code.co_filename, code.co_firstlineno
+            cv.co_argcount, cv.co_posonlyargcount = code.co_argcount, code.co_posonlyargcount
+            cv.co_kwonlyargcount, cv.co_flags = code.co_kwonlyargcount, code.co_flags
+            cv.co_varnames, cv.co_nlocals = tuple(code.co_varnames[:n]), n
+            cv.co_consts = cv.co_names = cv.co_freevars = cv.co_cellvars = ()
+            cv._positions, cv._lines = tuple(code.co_positions()), tuple(code.co_lines())
+            code_views[code] = cv
+        return cv
+
+    def redacted_globals(g: object) -> dict:
+        if type(g) is not dict:
+            return {}
+        return {k: g.get(k) if type(g.get(k)) is str else None for k in ("__name__", "__file__")}
+
+    def on_view(args: tuple) -> None:  # noqa: C901 - one branch per attribute of a frame
+        if len(args) != 3 or type(args[2]) is not list or len(args[2]) != 2:
+            return
+        target, what, box = args
+        if target is None:  # sys._getframe(*what)
+            if type(what) is not tuple or len(what) > 1:
+                box[1] = TypeError("_getframe expected at most 1 argument")
+                return
+            depth = what[0] if what else 0
+            if type(depth) is not int and type(depth) is not bool:
+                box[1] = TypeError("an integer is required")
+                return
+            caller = getframe(3)  # 0: on_view, 1: hook, 2: the replacement, 3: its caller
+            f: Any = caller
+            for _ in range(int(depth)):
+                f = f.f_back if f is not None else None
+            if f is None:
+                box[1] = ValueError("call stack is not deep enough")
+                return
+            box[0] = f if untrusted_frame(caller) is None else view_of(f)
+            return
+        if what == "wrap":  # a real frame from a walker of tracebacks (`view_walkers`)
+            if type(target) is types.FrameType:
+                box[0] = target if untrusted_frame(getframe(2)) is None else view_of(target)
+            return
+        if type(target) is not FrameView:
+            return
+        real: Any = reals.get(target)
+        if real is None:
+            return  # a view of an earlier test: dead
+        own = project_code(real.f_code)
+        if what == "f_back":
+            back = real.f_back
+            box[0] = None if back is None else view_of(back)
+        elif what == "f_code":
+            box[0] = real.f_code if own else code_view(real.f_code)
+        elif what == "f_globals":
+            box[0] = real.f_globals if own else redacted_globals(real.f_globals)
+        elif what == "f_locals":
+            box[0] = real.f_locals if own else {}
+        elif what == "f_builtins":
+            box[0] = real.f_builtins if own else {}
+        elif what == "f_lineno":
+            box[0] = real.f_lineno
+        elif what == "f_lasti":
+            box[0] = real.f_lasti
+        elif what == "repr":
+            box[0] = f"<frame view of {where(real)}>"
+
+    def forget_views() -> None:
+        views.clear()
+        reals.clear()
+
+    def purge_sources() -> None:
+        """Canonical test sources out of `linecache` (pytest reads them to report failures)."""
+        lc = modules_dict.get("linecache")
+        if lc is None or not issubclass(type(lc), ModuleType):
+            return
+        cache = module_dict(lc).get("cache")
+        if type(cache) is not dict:
+            return
+        for k in list(dict.keys(cache)):
+            if type(k) is str and k.startswith(test_roots):
+                dict.pop(cache, k, None)
+
+    sys._getframe = view_getframe
+    import traceback as _traceback
+
+    for module, name, replacement in view_walkers(_traceback, inspect):
+        setattr(module, name, replacement)
+
     fast, full = take_snapshots()
 
     def check_snapshot(snap: list) -> bool:
@@ -444,15 +728,16 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 if before.get(k, before) is not now.get(k, now)
             )
             old_names = set(before)
+            core = is_core(label)
             bad = [
                 n
                 for n in named
                 if ("*", n) not in LEGITIMATE_CHANGES
                 and (label, n) not in LEGITIMATE_CHANGES
                 and not (n not in old_names and submodule(d.get(n), f"{label}.{n}"))
-                and not (label == "sys" and n == "stdin" and captured_stdin(d.get(n)))
-                and not (n not in old_names and lazily_imported(label, n, d.get(n)))
-                and not (n in old_names and backported(label, n, d.get(n)))
+                # Outside pytest and the builtins, only what the project made is suspect:
+                # a library's lazy cache, a backport's own functions, a test's own change.
+                and (core or (n in now and made_by_project(now[n])))
             ]
             if bad:
                 flag(
@@ -462,40 +747,50 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             entry[2:] = ids(d)
         return True
 
-    def captured_stdin(value: object) -> bool:
-        """`sys.stdin` as pytest's capture sets it (and restores it): nothing to take.
+    def is_core(label: str) -> bool:
+        """pytest, pluggy, the builtins and this package: what decides an outcome."""
+        root_name = label.partition(".")[0]
+        return (
+            root_name in ("builtins", "pytest", "_pytest", "pluggy")
+            or label.startswith(own_package + ".")
+            or label == "the builtins of canonical tests"
+        )
 
-        The snapshot of `sys` is taken before pytest starts capturing when a test module
-        imports `sys` and the project's code runs while pytest loads conftests.
-        """
-        return value is real_stdin or type(value) is DontReadFromInput
-
-    def lazily_imported(label: str, name: str, value: object) -> bool:
-        """A name a standard module's `__getattr__` binds on first use, to the genuine value.
-
-        `concurrent.futures.ThreadPoolExecutor` is bound in the package the first time it
-        is asked for, imported from `concurrent.futures.thread`.
-        """
-        where_ = LAZY_ATTRIBUTES.get((label, name))
-        mod = modules_dict.get(where_) if where_ is not None else None
-        if mod is None or not issubclass(type(mod), ModuleType):
+    def made_by_project(value: object, depth: int = 0) -> bool:  # noqa: C901 - one case per kind
+        """True if `value` is code the project made, or holds it (read without its code)."""
+        if depth > 4:
             return False
-        return module_dict(mod).get(name, LAZY_ATTRIBUTES) is value
-
-    def backported(label: str, name: str, value: object) -> bool:
-        """A standard function replaced by the genuine backport's own (`BACKPORTED`).
-
-        typing_extensions, imported by a library the project needs, puts its versions of
-        typing's private helpers into typing. The value must be that module's function,
-        compiled from its trusted file (code under test cannot compile code named so).
-        """
-        where_ = BACKPORTED.get((label, name))
-        mod = modules_dict.get(where_) if where_ is not None else None
-        if mod is None or not issubclass(type(mod), ModuleType) or type(value) is not FunctionType:
-            return False
-        if category(code_of(value).co_filename) != TRUSTED:
-            return False
-        return module_dict(mod).get(name, BACKPORTED) is value
+        t = type(value)
+        if t is FunctionType:
+            return project_code(code_of(value))
+        if t is types.MethodType:
+            method: Any = value
+            return made_by_project(method.__func__, depth + 1) or made_by_project(
+                method.__self__, depth + 1
+            )
+        if t is staticmethod or t is classmethod:
+            return made_by_project(value.__func__, depth + 1)  # type: ignore[attr-defined]
+        if t is property:
+            return any(
+                made_by_project(f, depth + 1)
+                for f in (value.fget, value.fset, value.fdel)  # type: ignore[attr-defined]
+                if f is not None
+            )
+        if t is functools_partial:
+            return made_by_project(value.func, depth + 1)  # type: ignore[attr-defined]
+        if issubclass(t, ModuleType):
+            f = module_dict(value).get("__file__")
+            return type(f) is str and category(f) >= WORKSPACE
+        if issubclass(t, type):
+            for v in list(tdict(value).values()):
+                tv = type(v)
+                if (tv is FunctionType or tv is staticmethod or tv is classmethod) and (
+                    made_by_project(v, depth + 1)
+                ):
+                    return True
+            mod = modules_dict.get(plain(tdict(value).get("__module__", "")))
+            return mod is not None and made_by_project(mod, depth + 1)
+        return made_by_project(t, depth + 1)  # an instance of a class of the project's
 
     def submodule(value: object, name: str) -> bool:
         """True if `value` is the module `name` (a package gains its submodules on import)."""
@@ -554,14 +849,27 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 now = dict(zip(map(plain, keys), values, strict=True))
                 then = dict(zip(map(plain, old[0]), old[1], strict=True))
                 changed = sorted(
-                    k for k in now.keys() | then.keys() if now.get(k, now) is not then.get(k, then)
+                    k
+                    for k in now.keys() | then.keys()
+                    if now.get(k, now) is not then.get(k, then)
+                    and k in now
+                    and made_by_project(now[k])  # a test may rebind its own names
+                    and not current_module(now[k])  # and import a module again
                 )
-                flag(
-                    "test_module_changed",
-                    f"the code under test changed {name}: {', '.join(changed[:3])}",
-                )
-                state["canonical"] = seen
-                return
+                if changed:
+                    flag(
+                        "test_module_changed",
+                        f"the code under test changed {name}: {', '.join(changed[:3])}",
+                    )
+                    break
+        state["canonical"] = seen
+
+    def current_module(value: object) -> bool:
+        """True for a module, which a test may import again (emoji's tests do).
+
+        A fake of a genuine module is caught by its name (`genuine_modules`).
+        """
+        return issubclass(type(value), ModuleType)
 
     def plugins_ok(got: object, where_: str) -> None:
         if state["plugins"] is not None and got != state["plugins"]:
@@ -607,8 +915,11 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 return
             state["current"] = nodeid
             state["owner"] = nodeid.partition("::")[0]
+            forget_views()
+            purge_sources()
             state["phases"] = []
-            state["done"] = state["in_call"] = False
+            state["done"] = state["in_call"] = state["flagged"] = False
+            state["test_findings"] = 0
             state["funcargs"] = None
             emit({"ev": "start", "id": nodeid})
             check_item(nodeid, entry, facts)
@@ -638,6 +949,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             if when != "call" and any(w == when for w, _ in state["phases"]):
                 flag("report_changed", f"{cur}: two reports for its {when} phase")
             state["phases"].append((when, outcome))
+            purge_sources()  # pytest read the test's source to report it
             if outcome != "passed":
                 prefix = "skipped: " if outcome == "skipped" else ""
                 emit({"ev": "bad", "id": cur, "when": when, "text": prefix + text})
@@ -659,7 +971,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                     "outcome_forged",
                     f"{cur}: pytest reported a pass, but its body did not run to its end",
                 )
-            passed = reported and state["done"] and not findings
+            passed = reported and state["done"] and not state["flagged"] and not state["poisoned"]
             emit({"ev": "done", "id": cur, "passed": passed})
             state["current"] = None
             state["owner"] = ""
@@ -697,7 +1009,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             flag("item_changed", f"{nodeid}: its parameters were changed")
 
     def canonical_in(chain: object) -> int | None:
-        """The id of the canonical code a test function's chain leads to, or None.
+        """The id of the canonical code a test function's chain leads to, 0, or None.
 
         The chain (see `reporter.code_chain`) is the test function's code, then that of each
         `__wrapped__`: it may pass through trusted library code only (a decorator of the
@@ -710,9 +1022,13 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 return None
             if link[0] in canonical:
                 return link[0]
-            if category(link[1]) != TRUSTED:
+            if link[0] in shells:
+                continue  # the next link is its body
+            if category(link[1]) != TRUSTED and link[0] not in trusted_made:
                 return None
-        return None
+        # Trusted code all the way (hypothesis keeps the test it wraps elsewhere than in
+        # `__wrapped__`): the test's own code is then known by its name and file (`on_done`).
+        return 0 if chain else None
 
     # ------------------------------------------------------------ the hook
     def on_report(args: tuple) -> None:
@@ -746,75 +1062,106 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             return
         state["done"] = True
 
-    def frame_user(frame: object) -> object | None:
-        """The frame on whose behalf a frame-returning function runs (skips inspect etc.)."""
+    def on_getframe(event: str, args: tuple) -> None:
+        """The interpreter's own frame functions (the project has `view_getframe`)."""
+        if event == "sys._getframemodulename":
+            return  # a module name: what views give too
+        caller = getframe(2)
+        if event == "sys._current_frames":
+            if untrusted_frame(caller) is not None:
+                flag("frame_introspection", f"{where(untrusted_frame(caller))} called {event}")
+                raise Refused(_VETO)
+            return
+        # The real sys._getframe, held from before the guard replaced it.
+        returned = args[0] if args else None
+        if project_code(caller.f_code):
+            flag("frame_introspection", f"{where(caller)} called the real {event}")
+            raise Refused(_VETO)
+        if returned is not None and exposes(returned) and untrusted_frame(caller) is not None:
+            raise Refused(_VETO)
+
+    def exposes(frame: object) -> bool:
+        """True if a real frame is, or leads through `f_back` to, a test or harness frame."""
         f = frame
         while f is not None:
-            code = f.f_code  # type: ignore[attr-defined]
-            fn = code.co_filename
-            if type(fn) is not str or not (
-                fn.endswith(("/inspect.py", "/traceback.py"))
-                or (fn.endswith("/logging/__init__.py") and code.co_name == "<lambda>")
-            ):
-                return f
+            if is_private(f.f_code.co_filename):  # type: ignore[attr-defined]
+                return True
             f = f.f_back  # type: ignore[attr-defined]
-        return None
+        return False
 
-    def on_getframe(event: str, args: tuple) -> None:
-        caller = getframe(2)
-        user = frame_user(caller)
-        if user is not None and category(user.f_code.co_filename) < WORKSPACE:  # type: ignore[attr-defined]
-            returned = args[0] if args else None
-            if returned is None or not is_private(returned.f_code.co_filename):
-                return
-            if untrusted_frame(caller) is None:
-                return
-        flag("frame_introspection", f"{where(user)} called {event}")
-        raise Refused(_VETO)
+    def on_getattr(args: tuple) -> None:  # noqa: C901 - one branch per audited attribute
+        """Reads of code and real frames: the project gets views, or nothing.
 
-    def on_getattr(args: tuple) -> None:
+        The project never holds a real frame from which a test's or the harness's locals
+        are reachable (`f_back` and `f_locals` are not audited): such reads are refused
+        where the project itself makes them; trusted code may read them on its behalf (it
+        gives back text, or views: `view_walkers`). Refusing them is silent: nothing was
+        learnt. Reading a canonical function's own code (not its shell's) is refused, and
+        flagged where the project reads it itself.
+        """
         obj, name = args[0], args[1]
+        reader = getframe(2)
+        direct = project_code(reader.f_code)
         if name == "__code__":
             # Canonical tests' code holds their expected values; pytest's and ours, nothing.
             target = code_of(obj) if type(obj) is FunctionType else None
             if target is None or category(target.co_filename) != CANONICAL:
                 return
-            reader = getframe(2)
-            if id(reader.f_code) in harmless_readers:
+            if id(target) in shells or id(reader.f_code) in own_readers:
                 return
-            bad = untrusted_frame(reader)
-            if bad is not None:
-                flag("code_introspection", f"{where(bad)} read the code of {plain(target.co_name)}")
-                raise Refused(_VETO)
-            return
-        caller = getframe(2)
-        if name == "f_code":
-            if is_private(obj.f_code.co_filename) and untrusted_frame(caller) is not None:
+            if direct:
                 flag(
-                    "frame_introspection",
-                    f"{where(untrusted_frame(caller))} inspected a test or harness frame",
+                    "code_introspection",
+                    f"{where(reader)} read the code of {plain(target.co_name)}",
                 )
                 raise Refused(_VETO)
-        elif name == "tb_frame":
-            frame = obj.tb_frame
-            direct = category(caller.f_code.co_filename) >= WORKSPACE
-            private = is_private(frame.f_code.co_filename)
-            if direct or (private and untrusted_frame(caller) is not None):
-                flag("frame_introspection", f"{where(caller)} took a frame from a traceback")
+            if untrusted_frame(reader) is not None:
                 raise Refused(_VETO)
-        elif name in ("gi_frame", "cr_frame", "ag_frame", "gi_code", "cr_code", "ag_code"):
-            user = frame_user(caller)
-            if user is not None and category(user.f_code.co_filename) >= WORKSPACE:  # type: ignore[attr-defined]
-                flag("frame_introspection", f"{where(user)} read .{plain(name)}")
+        elif name in ("__defaults__", "__kwdefaults__"):
+            # The harness's helpers keep their state in defaults: not the project's to see.
+            target = code_of(obj) if type(obj) is FunctionType else None
+            f = target.co_filename if target is not None else None
+            if (
+                type(f) is str
+                and f.startswith(harness_root)
+                and not f.startswith(library_root)
+                and untrusted_frame(reader) is not None
+            ):
+                raise Refused(_VETO)
+        elif name == "f_code":
+            if direct and not project_code(obj.f_code):
+                raise Refused(_VETO)
+        elif name == "tb_frame":
+            if direct and exposes(obj.tb_frame):
+                raise Refused(_VETO)
+        elif name in ("gi_frame", "cr_frame", "ag_frame"):
+            frame = getattr(obj, name)
+            if frame is None:
+                return
+            # A generator's frame leads to whoever resumes it next (a test): the project
+            # may not keep one, nor have trusted code read one of another's generators.
+            if direct or (not project_code(frame.f_code) and untrusted_frame(reader) is not None):
+                raise Refused(_VETO)
+        elif name in ("gi_code", "cr_code", "ag_code"):
+            code = getattr(obj, name)
+            if (
+                category(code.co_filename) == CANONICAL
+                and id(code) not in shells
+                and untrusted_frame(reader) is not None
+            ):
                 raise Refused(_VETO)
 
     def on_setattr(args: tuple) -> None:
         obj, name = args[0], args[1]
+        if type(obj) is FunctionType and name == "__code__" and len(args) > 2:
+            # hypothesis gives the wrapper it made the test's name and file (`impersonate`)
+            on_exec(args[2:])
         if type(obj) is FunctionType and name in ("__code__", "__defaults__", "__kwdefaults__"):
             # The standard library does it too, on its own behalf (`types.coroutine` on
             # asyncio's functions while asyncio is imported): refused for untrusted code.
             if (
                 category(code_of(obj).co_filename) < WORKSPACE
+                and id(getframe(2).f_code) not in own_readers
                 and untrusted_frame(getframe(2)) is not None
             ):
                 flag(
@@ -845,10 +1192,13 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             full.startswith(test_roots) and full.endswith(".py")
         )
         if private:
-            bad = untrusted_frame(getframe(2))
-            if bad is not None:
-                flag("test_source_read", f"{where(bad)} opened {full}")
-                raise Refused(_VETO)
+            reader = getframe(2)
+            if project_code(reader.f_code):
+                flag("test_source_read", f"{where(reader)} opened {full}")
+                raise RefusedOpen(13, f"{_VETO}: {full}")
+            if untrusted_frame(reader) is not None:
+                # `inspect.stack()` or a traceback printed for the project: without the lines.
+                raise RefusedOpen(13, f"{_VETO}: {full}")
 
     def on_compile(event: str, args: tuple) -> None:
         direct = category(getframe(2).f_code.co_filename) >= WORKSPACE
@@ -869,10 +1219,34 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     interpreter = ("sys.settrace", "sys.setprofile", "sys.addaudithook")
     compiling = ("compile", "code.__new__", "marshal.loads")
 
+    def on_shell(args: tuple) -> None:
+        if len(args) != 2 or id(getframe(2).f_code) not in own_readers:
+            return
+        shell, body = args
+        if type(shell) is types.CodeType and type(body) is types.CodeType and id(body) in canonical:
+            shells[id(shell)] = id(body)
+            shells_kept.append(shell)
+
+    def on_exec(args: tuple) -> None:
+        code = args[0] if args else None
+        if type(code) is not types.CodeType or category(code.co_filename) == WORKSPACE:
+            return  # the project's modules are executed by the (trusted) import system
+        if untrusted_frame(getframe(2)) is not None:
+            return
+        todo = [code]
+        while todo and len(trusted_kept) < 100_000:
+            c = todo.pop()
+            if id(c) not in trusted_made and category(c.co_filename) != WORKSPACE:
+                trusted_made.add(id(c))
+                trusted_kept.append(c)
+                todo.extend(k for k in c.co_consts if type(k) is types.CodeType)
+
     watched = frozenset(
-        {REPORT_EVENT, DONE_EVENT, FINDING_EVENT, "open", "import", "object.__getattr__"}
+        {REPORT_EVENT, DONE_EVENT, FINDING_EVENT, VIEW_EVENT, SHELL_EVENT, "open", "import"}
+        | {"object.__getattr__"}
         | {"object.__setattr__", "object.__delattr__", *frames, *gc_events, *interpreter}
         | set(compiling)
+        | {"exec"}
     )
 
     def hook(event: str, args: tuple) -> None:
@@ -892,6 +1266,10 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 on_report(args)
             elif event == DONE_EVENT:
                 on_done()
+            elif event == VIEW_EVENT:
+                on_view(args)
+            elif event == SHELL_EVENT:
+                on_shell(args)
             elif event == FINDING_EVENT:
                 flag(plain(args[0] if args else "", 40), plain(args[1] if len(args) > 1 else ""))
             elif event == "open":
@@ -914,9 +1292,11 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             elif event in interpreter or event.startswith(("ctypes.", "sys.monitoring")):
                 flag("interpreter_access", f"{where(getframe(1))} used {event}")
                 raise Refused(_VETO)
+            elif event == "exec":
+                on_exec(args)
             elif event in compiling:
                 on_compile(event, args)
-        except Refused:
+        except (Refused, RefusedOpen):
             raise
         except BaseException as e:  # noqa: BLE001 - a fault of the guard fails the run, safely
             flag("guard_error", f"{plain(type(e).__name__)} while handling {plain(event, 60)}")

@@ -18,8 +18,8 @@ of pytest's assertion rewriting, every canonical test module is compiled with:
   taken before any code under test ran (and watched by the guard), so
   `builtins.ValueError = Exception` does not change what a canonical test means by
   `ValueError`.
-- **a completion marker**: every test function (a name starting with `test`) calls
-  `__swarm__[0]("swarm_envs.done")` (that is `sys.audit`) at each exit. The guard accepts
+- **a completion marker**: every function calls `__swarm__[0]("swarm_envs.done")` (that is
+  `sys.audit`) at each exit (a test's function need not be named `test*`). The guard accepts
   the marker only from the canonical code of the test that is running; a test counts as
   passed only if its body ran to the end.
 """
@@ -38,7 +38,11 @@ FINDING_EVENT = "swarm_envs.finding"
 PARAM = "__swarm__"
 _RT = "@swarm_rt"
 _H = "@swarm_h"
-DONE, EQ, NE, IN, NOT_IN, RAISED, NOT_RAISED, CALL_RAISES, TRUTH = range(9)
+DONE, EQ, NE, IN, NOT_IN, RAISED, NOT_RAISED, CALL_RAISES, TRUTH, SIGNATURE, SHELL = range(11)
+#: what `make_shell` tells the guard: (shell code, body code)
+SHELL_EVENT = "swarm_envs.shell"
+#: the free variable of a shell's code: the function whose signature it shows
+SHELL_VAR = "@swarm_body"
 #: the finding of a dunder method of the workspace that its object's state contradicts
 LYING = "lying_dunder"
 
@@ -177,7 +181,7 @@ def _canon(  # noqa: ANN202, C901 - one case per built-in kind
     """`x` as built-in values where it is one (user subclasses lose their methods).
 
     `found`: a list that collects the objects whose own `__eq__` (the workspace's) will
-    decide the comparison, for `_contradiction` to judge.
+    decide the comparison, for `_judge` to judge.
     """
     t = _type(x)
     if t in _exact or depth > 64:
@@ -187,32 +191,6 @@ def _canon(  # noqa: ANN202, C901 - one case per built-in kind
         _flag(f"an object of type {_tname(t)} claims to equal a fresh object()")
         return _mark  # equal to nothing but itself
     d = depth + 1
-    if _isinstance(x, bool):
-        return x
-    if _isinstance(x, int):
-        return _int_add(x, 0) if lies else x
-    if _isinstance(x, float):
-        return _float_add(x, 0.0) if lies else x
-    if _isinstance(x, complex):
-        return _complex_add(x, 0j) if lies else x
-    if _isinstance(x, str):
-        return _str_str(x) if lies else x
-    if _isinstance(x, bytes):
-        return _bytes(_mv(x)) if lies else x
-    if _isinstance(x, tuple):
-        return _tuple(_canon(e, d, found) for e in _tuple_iter(x)) if lies or t is tuple else x
-    if _isinstance(x, list):
-        return _list(_canon(e, d, found) for e in _list_iter(x)) if lies or t is list else x
-    if _isinstance(x, dict):
-        if lies or t is dict:
-            return {_canon(k, d, found): _canon(v, d, found) for k, v in _dict_items(x)}
-        return x
-    if _isinstance(x, frozenset):
-        if lies or t is frozenset:
-            return _frozenset(_canon(e, d, found) for e in _fset_iter(x))
-        return x
-    if _isinstance(x, set):
-        return _set(_canon(e, d, found) for e in _set_iter(x)) if lies or t is set else x
     fields = _lookup(t, "__dataclass_fields__")
     params = _lookup(t, "__dataclass_params__")
     eq = _lookup(t, "__eq__")
@@ -227,18 +205,30 @@ def _canon(  # noqa: ANN202, C901 - one case per built-in kind
         except Exception:  # noqa: BLE001 - compare as Python would
             return x
         return (_mark, t, values)
-    if lies and found is not None:
-        found.append(x)
+    if lies:
+        # Its own __eq__ decides (an honest one may equal other kinds of values: a URI
+        # its string); what it does is judged afterwards (`_lie`).
+        if found is not None:
+            found.append(x)
+        return x
+    if t is tuple:
+        return _tuple(_canon(e, d, found) for e in _tuple_iter(x))
+    if t is list:
+        return _list(_canon(e, d, found) for e in _list_iter(x))
+    if t is dict:
+        return {_canon(k, d, found): _canon(v, d, found) for k, v in _dict_items(x)}
+    if t is frozenset:
+        return _frozenset(_canon(e, d, found) for e in _fset_iter(x))
+    if t is set:
+        return _set(_canon(e, d, found) for e in _set_iter(x))
     return x
 
 
 _getset = types.GetSetDescriptorType
 _member = types.MemberDescriptorType
 _object_new = object.__new__
-#: objects `_contradiction` looks at in one comparison before it gives up (no verdict)
+#: pairs `_judge` looks at in one comparison before it gives up (no verdict)
 _BUDGET = 2_000
-#: fields of one object it mutates to see whether `__eq__` reads them
-_MAX_PROBES = 8
 
 
 def _state(  # noqa: ANN202
@@ -282,43 +272,6 @@ def _state(  # noqa: ANN202
     return state
 
 
-def _with(  # noqa: ANN202
-    x,  # noqa: ANN001
-    name,  # noqa: ANN001
-    value,  # noqa: ANN001
-    _type=type,
-    _new=_object_new,
-    _lookup=_lookup,
-    _getset=_getset,
-    _member=_member,
-    _isinstance=isinstance,
-    _state=_state,
-):
-    """A blank instance of `x`'s class holding `x`'s state with `name` set to `value`.
-
-    Made without running any code of the class (`object.__new__`, the interpreter's
-    descriptors); None where that cannot be done.
-    """
-    t = _type(x)
-    state = _state(x)
-    dd = _lookup(t, "__dict__")
-    if state is None:
-        return None
-    try:
-        y = _new(t)
-    except TypeError:
-        return None
-    for key, v in (*state.items(), (name, value)):
-        m = _lookup(t, key) if _type(key) is str else None
-        if _isinstance(m, _member):
-            m.__set__(y, v)
-        elif _isinstance(dd, _getset):
-            dd.__get__(y)[key] = v
-        else:
-            return None
-    return y
-
-
 #: elements `_items` reads before it gives up (no verdict)
 _MAX_ITEMS = 10_000
 
@@ -352,7 +305,252 @@ def _items(  # noqa: ANN202
     return None  # too many to judge
 
 
-def _contradiction(  # noqa: ANN202, C901 - one case per kind of value
+def _other2(v, _type=type, _object=object, _other=_other, _none=None.__class__):  # noqa: ANN001, ANN202
+    """A second value of `v`'s built-in type that differs from `v` and from `_other(v)`."""
+    t = _type(v)
+    if t is list:
+        return [_object(), *v]
+    if t is tuple:
+        return (_object(), *v)
+    if t is dict:
+        return {**v, _object(): 1}
+    if t is int or t is complex:
+        return v + 2
+    if t is float:
+        return v + 2.0 if v - v == 0.0 else 1.0
+    if t is str:
+        return "\x01" + v
+    if t is bytes:
+        return b"\x01" + v
+    if t is _none:
+        return ""
+    return _other(v)
+
+
+_VALUE_BASES = (bool, int, float, complex, str, bytes, tuple, frozenset)
+_MUTABLE_BASES = (list, dict, set)
+
+
+def _builtin_value(  # noqa: ANN202
+    x,  # noqa: ANN001
+    _isinstance=isinstance,
+    _int_add=int.__add__,
+    _float_add=float.__add__,
+    _complex_add=complex.__add__,
+    _str_str=str.__str__,
+    _bytes=bytes,
+    _mv=memoryview,
+    _tuple=tuple,
+    _tuple_iter=tuple.__iter__,
+    _frozenset=frozenset,
+    _fset_iter=frozenset.__iter__,
+    _list=list,
+    _list_iter=list.__iter__,
+    _dict=dict,
+    _dict_items=dict.items,
+    _set=set,
+    _set_iter=set.__iter__,
+    _bool=bool,
+    _int=int,
+    _float=float,
+    _complex=complex,
+    _str=str,
+):
+    """(base, value) of an object of a subclass of a built-in type, read without its code."""
+    if _isinstance(x, _bool):
+        return _bool, x
+    if _isinstance(x, _int):
+        return _int, _int_add(x, 0)
+    if _isinstance(x, _float):
+        return _float, _float_add(x, 0.0)
+    if _isinstance(x, _complex):
+        return _complex, _complex_add(x, 0j)
+    if _isinstance(x, _str):
+        return _str, _str_str(x)
+    if _isinstance(x, _bytes):
+        return _bytes, _bytes(_mv(x))
+    if _isinstance(x, _tuple):
+        return _tuple, _tuple(_tuple_iter(x))
+    if _isinstance(x, _frozenset):
+        return _frozenset, _frozenset(_fset_iter(x))
+    if _isinstance(x, _list):
+        return _list, _list(_list_iter(x))
+    if _isinstance(x, _dict):
+        return _dict, _dict(_dict_items(x))
+    if _isinstance(x, _set):
+        return _set, _set(_set_iter(x))
+    return None, None
+
+
+def _instance(  # noqa: ANN202, C901 - one case per kind of base
+    t,  # noqa: ANN001
+    value,  # noqa: ANN001
+    state,  # noqa: ANN001
+    base,  # noqa: ANN001
+    _new=_object_new,
+    _lookup=_lookup,
+    _getset=_getset,
+    _member=_member,
+    _isinstance=isinstance,
+    _type=type,
+    _values=_VALUE_BASES,
+    _exc=Exception,
+):
+    """A new object of class `t`, built-in value `value`, instance state `state`.
+
+    Made without running any code of the class (the built-in type's own `__new__`, the
+    interpreter's descriptors); None where that cannot be done.
+    """
+    try:
+        if base is None:
+            y = _new(t)
+        elif base in _values:
+            y = base.__new__(t, value)
+        else:
+            y = base.__new__(t)
+            base.__init__(y, value)
+    except Exception:  # noqa: BLE001 - a class we cannot make without its code: no probe
+        return None
+    dd = _lookup(t, "__dict__")
+    for key, v in state.items():
+        m = _lookup(t, key) if _type(key) is str else None
+        try:
+            if _isinstance(m, _member):
+                m.__set__(y, v)
+            elif _isinstance(dd, _getset):
+                dd.__get__(y)[key] = v
+            else:
+                return None
+        except Exception:  # noqa: BLE001
+            return None
+    return y
+
+
+def _fresh_value(  # noqa: ANN202
+    v,  # noqa: ANN001
+    _type=type,
+    _object=object,
+    _other=_other,
+    _len=len,
+    _tuple=tuple,
+    _list=list,
+    _frozenset=frozenset,
+    _set=set,
+    _dict=dict,
+    _str=str,
+    _bytes=bytes,
+):
+    """A value of `v`'s built-in type that shares no part with it (all elements fresh)."""
+    t = _type(v)
+    if t is _tuple or t is _list:
+        return t(_object() for _ in range(_len(v) or 1))
+    if t is _frozenset or t is _set:
+        return t((_object(),))
+    if t is _dict:
+        return {_object(): _object()}
+    if t is _str:
+        return "\x00" * (_len(v) + 1)
+    if t is _bytes:
+        return b"\x00" * (_len(v) + 1)
+    return _other(v)
+
+
+def _sentinel(  # noqa: ANN202
+    x,  # noqa: ANN001
+    _type=type,
+    _state=_state,
+    _object=object,
+    _fresh=_fresh_value,
+    _builtin_value=_builtin_value,
+    _instance=_instance,
+):
+    """A fresh object of `x`'s class with other state (every field a fresh object()).
+
+    None for an object without state (every instance alike) or one we cannot make.
+    """
+    t = _type(x)
+    state = _state(x)
+    if state is None:
+        return None
+    base, value = _builtin_value(x)
+    if base is None and not state:
+        return None
+    fresh = {k: _object() for k in state}
+    return _instance(t, _fresh(value) if base is not None else None, fresh, base)
+
+
+def _perturbed(  # noqa: ANN202
+    y,  # noqa: ANN001
+    n,  # noqa: ANN001
+    _type=type,
+    _exact=_EXACT_SCALARS,
+    _state=_state,
+    _other=_other,
+    _other2=_other2,
+    _builtin_value=_builtin_value,
+    _instance=_instance,
+    _containers=(list, tuple, dict, set, frozenset),
+):
+    """A copy of `y` with every part of its value changed (`n`: 1 or 2, two ways), or None."""
+    change = _other if n == 1 else _other2
+    t = _type(y)
+    if t in _exact or t in _containers:
+        return change(y)
+    state = _state(y)
+    if state is None:
+        return None
+    base, value = _builtin_value(y)
+    if base is None and not state:
+        return None
+    return _instance(
+        t,
+        change(value) if base is not None else None,
+        {k: change(v) for k, v in state.items()},
+        base,
+    )
+
+
+def _lie(  # noqa: ANN202
+    x,  # noqa: ANN001
+    y,  # noqa: ANN001
+    _says_true=_says_true,
+    _sentinel=_sentinel,
+    _perturbed=_perturbed,
+    _tname=_tname,
+    _type=type,
+    _values=_EXACT_SCALARS | {list, tuple, dict, set, frozenset},
+):
+    """(kind, why) `x` (whose workspace `__eq__` called it equal to `y`) cannot honestly be.
+
+    ("", "") where it can. The kind is `always_equal` for a value of a built-in type that
+    `x` equals with two altered copies (the old "two different values"), `lying_dunder`
+    otherwise.
+
+    Judged by what `__eq__` does, not by what it reads: equal to a fresh object of its own
+    class with other state, or to `y` changed throughout in two ways, it equals things no
+    honest comparison does. One that compares part of its state (a schema by its source)
+    differs from both.
+    """
+    s = _sentinel(x)
+    if s is not None and _says_true(lambda: x == s):
+        why = f"an object of type {_tname(_type(x))} equals a fresh one of its class"
+        return LYING, why + " with other state"
+    p1, p2 = _perturbed(y, 1), _perturbed(y, 2)
+    if (
+        p1 is not None
+        and p2 is not None
+        and _says_true(lambda: x == p1)
+        and _says_true(lambda: x == p2)
+    ):
+        why = (
+            f"an object of type {_tname(_type(x))} equals a value of type "
+            f"{_tname(_type(y))} and two altered copies of it"
+        )
+        return ("always_equal" if _type(y) in _values else LYING), why
+    return "", ""
+
+
+def _judge(  # noqa: ANN202, C901 - one case per kind of value
     a,  # noqa: ANN001
     b,  # noqa: ANN001
     depth,  # noqa: ANN001
@@ -360,80 +558,45 @@ def _contradiction(  # noqa: ANN202, C901 - one case per kind of value
     _type=type,
     _exact=_EXACT_SCALARS,
     _untrusted=_untrusted,
-    _state=_state,
-    _with=_with,
-    _other=_other,
-    _says_true=_says_true,
-    _tname=_tname,
+    _lie=_lie,
     _len=len,
     _list_iter=list.__iter__,
     _tuple_iter=tuple.__iter__,
     _dict_items=dict.items,
-    _sorted=sorted,
-    _str=str,
     _zip=zip,
-    _isinstance=isinstance,
-    _max=_MAX_PROBES,
 ):
-    """Why the claimed equality of `a` and `b` is a lie, or "" (honest, or not judged).
+    """The first lie in a claimed equality of `a` and `b`, walked in parallel, or "".
 
-    Walks both values in parallel: lists and tuples element by element, dicts by key, and
-    objects of the same class whose `__eq__` is the workspace's field by field. Such a pair
-    that `__eq__` calls equal although their states differ is a lie when `__eq__` ignores
-    every field they differ in: `a` with any one of those fields changed (to a value of
-    another kind, `_other`) is still called equal. An honest `__eq__` that normalises
-    (a fraction 1/2 == 2/4, a case-insensitive name) reads the fields it compares, and a
-    field that is None on one side (a cache not yet filled) is not counted.
+    Lists and tuples element by element, dicts by key; a pair in which one side's
+    `__eq__` is the workspace's is judged by `_lie`.
     """
     budget[0] -= 1
     if budget[0] < 0 or depth > 32:
-        return ""
+        return "", ""
     ta, tb = _type(a), _type(b)
-    if ta in _exact or tb in _exact:
-        return ""
+    if ta in _exact and tb in _exact:
+        return "", ""
+    if _untrusted(a):
+        return _lie(a, b)
+    if _untrusted(b):
+        return _lie(b, a)
     d = depth + 1
     if (ta is list and tb is list) or (ta is tuple and tb is tuple):
         it = _list_iter if ta is list else _tuple_iter
         if _len(a) != _len(b):
-            return ""
+            return "", ""
         for x, y in _zip(it(a), it(b)):
-            why = _contradiction(x, y, d, budget)
-            if why:
+            why = _judge(x, y, d, budget)
+            if why[0]:
                 return why
-        return ""
+        return "", ""
     if ta is dict and tb is dict:
         for k, v in _dict_items(a):
             if k in b:
-                why = _contradiction(v, b[k], d, budget)
-                if why:
+                why = _judge(v, b[k], d, budget)
+                if why[0]:
                     return why
-        return ""
-    if ta is not tb or not _untrusted(a):
-        return ""
-    sa, sb = _state(a), _state(b)
-    if sa is None or sb is None:
-        return ""
-    differ = [
-        k
-        for k in _sorted(set(sa) | set(sb), key=_str)
-        if (k in sa) != (k in sb) or not _says_true(lambda k=k: sa[k] == sb[k])
-    ]
-    for k in differ:  # the fields they share may hide a lie one level down
-        if k in sa and k in sb:
-            why = _contradiction(sa[k], sb[k], d, budget)
-            if why:
-                return why
-    judged = [k for k in differ if sa.get(k) is not None and sb.get(k) is not None]
-    if not judged:
-        return ""
-    for k in judged[:_max]:
-        probe = _with(a, k, _other(sa[k]))
-        if probe is None or not _says_true(lambda probe=probe: a == probe):
-            return ""  # `__eq__` reads this field: an honest (if partial) comparison
-    return (
-        f"objects of type {_tname(ta)} claim to be equal although their "
-        f"{', '.join(_str(k) for k in judged[:3])} differ, and its __eq__ reads none of them"
-    )
+    return "", ""
 
 
 def strict_eq(  # noqa: ANN201
@@ -441,35 +604,30 @@ def strict_eq(  # noqa: ANN201
     b,  # noqa: ANN001
     _type=type,
     _exact=_EXACT_SCALARS,
-    _untrusted=_untrusted,
     _canon=_canon,
-    _other=_other,
-    _says_true=_says_true,
+    _judge=_judge,
     _flag=_flag,
-    _tname=_tname,
-    _containers=(list, tuple, dict, set, frozenset),
+    _budget=_BUDGET,
 ):
-    """`a == b` that an always-equal object, or a lying subclass, cannot pass.
+    """`a == b` that an always-equal object, or any lying `__eq__`, cannot pass.
 
-    Where the workspace's own `__eq__` decides (a class of the project), a claimed
-    equality that the two objects' states contradict is flagged (`_contradiction`).
+    Where the workspace's own `__eq__` decides (a class of the project, a subclass of a
+    built-in type), a claimed equality is judged by what that `__eq__` does (`_lie`).
     """
     ta, tb = _type(a), _type(b)
     if ta in _exact and tb in _exact:
         return a == b
-    for x, y, tx, ty in ((a, b, ta, tb), (b, a, tb, ta)):
-        if (ty in _exact or ty in _containers) and tx not in _exact and _untrusted(x):
-            alt = _other(y)
-            if _says_true(lambda x=x, y=y: x == y) and _says_true(lambda x=x, alt=alt: x == alt):
-                _flag(f"an object of type {_tname(tx)} claims to equal two different values")
-                return False
     found = []
     ca, cb = _canon(a, 0, found), _canon(b, 0, found)
     result = ca == cb
     if result and found:
-        why = _contradiction(a, b, 0, [_BUDGET])
-        if why:
-            _flag(why, LYING)
+        kind, why = _judge(ca, cb, 0, [_budget])
+        if kind:
+            _flag(why, kind)
+            return False
+        # A second look: an `__eq__` that said yes once and no to the probes since.
+        if not ca == cb:
+            _flag("an __eq__ of the project answered the same comparison two ways", LYING)
             return False
     return result
 
@@ -495,6 +653,7 @@ def strict_in(  # noqa: ANN201
     _any=any,
     _mark=_DC_MARK,
     _items=_items,
+    _sentinel=_sentinel,
 ):
     """`a in c`, where neither a lying element nor a lying container can pass.
 
@@ -509,8 +668,12 @@ def strict_in(  # noqa: ANN201
         return False
     if tc not in _hashed and _untrusted(c, "__contains__"):
         if _says_true(lambda: _object() in c):
-            _flag(f"a container of type {_tname(tc)} claims to contain a fresh object()")
-            return False
+            # A complement set honestly holds almost everything: what a fresh one of its
+            # class with other state (every field a fresh object()) says decides.
+            s = _sentinel(c)
+            if s is None or _says_true(lambda: _object() in s):
+                _flag(f"a container of type {_tname(tc)} claims to contain a fresh object()")
+                return False
         if a not in c:
             return False
         items = _items(c)
@@ -622,8 +785,13 @@ def strict_truth(  # noqa: ANN201
     _lookup=_lookup,
     _flag=_flag,
     _tname=_tname,
+    _strict_len=strict_len,
 ):
-    """The truth of an asserted value: a workspace `__bool__` must agree with its `__len__`."""
+    """The truth of an asserted value, judged against the object's own witnesses.
+
+    A workspace `__bool__` must agree with its `__len__`, and a truth that comes from a
+    workspace `__len__` with iterating the object.
+    """
     t = _bool(x)
     if t and _untrusted(x, "__bool__") and _lookup(_type(x), "__len__") is not None:
         try:
@@ -633,7 +801,122 @@ def strict_truth(  # noqa: ANN201
         if empty:
             _flag(f"an object of type {_tname(_type(x))} is true but has length 0", LYING)
             return False
+    if (
+        t
+        and _lookup(_type(x), "__bool__") is None
+        and _untrusted(x, "__len__")
+        and _strict_len(x) == -1  # its truth is its length, which iterating contradicts
+    ):
+        return False
     return t
+
+
+def hide_param(f, _param=PARAM):  # noqa: ANN001, ANN201
+    """`f` with a `__signature__` that leaves out `__swarm__`.
+
+    hypothesis' `@given` takes positional strategies only for functions without
+    keyword-only parameters; a library counting a callback's parameters counts the test's.
+    """
+    import inspect
+
+    try:
+        sig = inspect.signature(f)
+        f.__signature__ = sig.replace(
+            parameters=[p for p in sig.parameters.values() if p.name != _param]
+        )
+    except (TypeError, ValueError, AttributeError):
+        pass
+    return f
+
+
+_CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
+_CO_GENERATOR, _CO_COROUTINE, _CO_ASYNC_GENERATOR = 0x20, 0x80, 0x200
+
+
+def _shell_template(code):  # noqa: ANN001, ANN202
+    """The code of a function with `code`'s signature that calls `@swarm_body` with it."""
+    n_pos = code.co_argcount
+    n_kw = code.co_kwonlyargcount
+    flags = code.co_flags
+    names = list(code.co_varnames[: n_pos + n_kw])
+    i = n_pos + n_kw
+    star = code.co_varnames[i] if flags & _CO_VARARGS else None
+    i += bool(flags & _CO_VARARGS)
+    starstar = code.co_varnames[i] if flags & _CO_VARKEYWORDS else None
+    pos, kw = names[:n_pos], names[n_pos:]
+    params = list(pos)
+    if code.co_posonlyargcount:
+        params.insert(code.co_posonlyargcount, "/")
+    if star:
+        params.append(f"*{star}")
+    elif kw:
+        params.append("*")
+    params += kw
+    if starstar:
+        params.append(f"**{starstar}")
+    args = [*pos, *([f"*{star}"] if star else []), *(f"{k}={k}" for k in kw)]
+    args += [f"**{starstar}"] if starstar else []
+    call = f"__swarm_body__({', '.join(args)})"
+    if flags & _CO_ASYNC_GENERATOR:
+        head, body = "async def", f"async for __v in {call}:\n        yield __v"
+    elif flags & _CO_COROUTINE:
+        head, body = "async def", f"return await {call}"
+    elif flags & _CO_GENERATOR:
+        head, body = "def", f"return (yield from {call})"
+    else:
+        head, body = "def", f"return {call}"
+    source = (
+        "def __swarm_make__(__swarm_body__):\n"
+        f"    {head} __swarm_shell__({', '.join(params)}):\n"
+        "        __tracebackhide__ = True\n"
+        f"        {body}\n"
+        "    return __swarm_shell__\n"
+    )
+    outer = compile(source, code.co_filename, "exec", dont_inherit=True)
+    make = next(c for c in outer.co_consts if type(c) is types.CodeType)
+    inner = next(c for c in make.co_consts if type(c) is types.CodeType)
+    return inner.replace(
+        co_name=code.co_name,
+        co_qualname=code.co_qualname,
+        co_firstlineno=code.co_firstlineno,
+        co_freevars=(SHELL_VAR,),
+    )
+
+
+def make_shell(  # noqa: ANN201
+    body,  # noqa: ANN001
+    _cache={},  # noqa: B006 - the shells made so far, by their body's code
+    _type=type,
+    _fn=types.FunctionType,
+    _cell=types.CellType,
+    _template=_shell_template,
+    _audit=sys.audit,
+    _event=SHELL_EVENT,
+    _code_of=_code_of,
+):
+    """`body` behind a shell: a function of its name and signature that calls it.
+
+    The shell's code holds the signature and nothing else of the body (no constant, no
+    name the body reads), so code under test that reads a test's callback's code
+    (`fn.__code__.co_varnames`, `co_argcount`) learns its parameters only. The body is
+    in the shell's closure; the guard knows the shell (`SHELL_EVENT`).
+    """
+    if _type(body) is not _fn:
+        return body
+    code = _code_of(body)
+    shell_code = _cache.get(code)
+    if shell_code is None:
+        shell_code = _template(code)
+        _cache[code] = shell_code
+        _audit(_event, shell_code, code)
+    shell = _fn(shell_code, body.__globals__, body.__name__, body.__defaults__, (_cell(body),))
+    shell.__kwdefaults__ = body.__kwdefaults__
+    shell.__qualname__ = body.__qualname__
+    shell.__module__ = body.__module__
+    shell.__doc__ = body.__doc__
+    shell.__annotations__ = body.__annotations__
+    shell.__dict__.update(body.__dict__)
+    return shell
 
 
 HELPERS = (
@@ -646,6 +929,8 @@ HELPERS = (
     not_raised,
     call_raises,
     strict_truth,
+    hide_param,
+    make_shell,
 )
 BUILTINS["len"] = strict_len
 _OPS = {ast.Eq: EQ, ast.NotEq: NE, ast.In: IN, ast.NotIn: NOT_IN}
@@ -690,8 +975,13 @@ def harden(tree: ast.Module) -> None:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             node.args.kwonlyargs.append(_locate(ast.arg(PARAM), node))  # type: ignore[arg-type]
             node.args.kw_defaults.append(_locate(ast.Name(_H, ast.Load()), node))  # type: ignore[arg-type]
-            if node.name.startswith("test"):
-                _mark_exits(node)
+            # Its signature without that parameter, on a shell of it (the innermost
+            # decorators, at the def): its code shows the signature, nothing of the body.
+            node.decorator_list.append(_locate(_helper(SIGNATURE, in_fn), node))  # type: ignore[arg-type]
+            node.decorator_list.append(_locate(_helper(SHELL, in_fn), node))  # type: ignore[arg-type]
+            # Every function: a test's function need not be named `test*` (a metaclass
+            # or a helper makes it); the guard takes the marker only from the test's own.
+            _mark_exits(node)
             in_fn = True
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Compare):
             _strict(node, in_fn)
@@ -699,6 +989,32 @@ def harden(tree: ast.Module) -> None:
             _strict_truth(node, in_fn)
         for child in ast.iter_child_nodes(node):
             stack.append((child, in_fn))
+    _Lambdas().visit(tree)
+
+
+class _Lambdas(ast.NodeTransformer):
+    """`lambda ...: x` -> `make_shell(lambda ...: x)`: a callback's code shows no more."""
+
+    def __init__(self) -> None:
+        self.in_fn = 0
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        # Its decorators and defaults run where it is defined; its body, inside it.
+        for field in ("decorator_list",):
+            setattr(node, field, [self.visit(d) for d in getattr(node, field)])
+        node.args = self.visit(node.args)
+        self.in_fn += 1
+        node.body = [self.visit(b) for b in node.body]
+        self.in_fn -= 1
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        self.generic_visit(node)
+        call = ast.Call(_helper(SHELL, self.in_fn > 0), [node], [])
+        _locate_missing(call, node)
+        return call
 
 
 def _locate(new: ast.AST, ref: ast.AST | None) -> ast.AST:

@@ -20,6 +20,11 @@ except ImportError:  # pragma: no cover - CPython always has it
     from json.encoder import py_encode_basestring_ascii as _encode_str
 
 PROTOCOL = 2
+#: findings whose effect outlives the test during which they were made (the harness, a
+#: canonical module or the plugins were changed): that test and every later one fail
+PERSISTENT = frozenset({"harness_changed", "test_module_changed", "plugin_added", "guard_error"})
+#: `test` of a finding made while no test ran (collection, between tests, the end)
+NO_TEST = ("", "(collection)")
 #: longest line a reader keeps; a longer one is dropped (a worker never writes one)
 MAX_LINE = 16 * 1024 * 1024
 
@@ -142,9 +147,11 @@ class RunState:
 
     Records arrive in a fixed order (collect..., collected, then start/bad.../done per test,
     loaded, finish). Anything else (a second collection, a result for a test that is not
-    running, a second result, records after the end) means the records were forged; an
-    `integrity` record is a finding of the guard. Either way the whole run counts as
-    failing.
+    running, a second result, records after the end) means the records were forged: the
+    whole run counts as failing (`tampered`). An `integrity` record is a finding of the
+    guard: it fails the test during which it was made; one made while no test ran, or
+    whose effect outlives its test (`PERSISTENT`: the harness was changed), fails every
+    test of the run from then on (`final_results`).
     """
 
     def __init__(self) -> None:
@@ -160,6 +167,7 @@ class RunState:
         self.findings: list[dict] = []
         self.loaded: dict | None = None
         self._started: set[str] = set()
+        self._order: list[str] = []  # tests in the order they started
 
     def _anomaly(self, why: str) -> None:
         if not self.tampered:
@@ -188,6 +196,7 @@ class RunState:
             if self.current or nid in self._started:
                 self._anomaly(f"{nid} started twice or while another test ran")
             self._started.add(nid)
+            self._order.append(nid)
             self.current = nid
         elif ev == "bad":
             if nid != self.current:
@@ -207,9 +216,6 @@ class RunState:
         elif ev == "integrity":
             finding = {k: plain(rec.get(k, ""), 500) for k in ("kind", "test", "detail")}
             self.findings.append(finding)
-            if not self.tampered:
-                where = f" (in {finding['test']})" if finding["test"] else ""
-                self.tampered = f"integrity check failed: {finding['detail']}{where}"
         elif ev == "error":
             self.notes.append(str(rec.get("text", "")))
         elif ev == "finish":
@@ -217,8 +223,29 @@ class RunState:
         else:
             self._anomaly(f"an unknown record {plain(ev, 40)!r}")
 
+    def flagged(self) -> dict[str, str]:
+        """The tests the guard's findings fail, with why: see the class docstring."""
+        out: dict[str, str] = {}
+        for f in self.findings:
+            test, kind = f["test"], f["kind"]
+            why = f"integrity check failed: {f['detail']}" + (
+                f" (in {test})" if test and test not in NO_TEST else ""
+            )
+            if test in NO_TEST or test not in self._started:
+                for nid in self._order:
+                    out.setdefault(nid, why)
+                for nid in self.results:
+                    out.setdefault(nid, why)
+            elif kind in PERSISTENT:
+                for nid in self._order[self._order.index(test) :]:
+                    out.setdefault(nid, why)
+            else:
+                out.setdefault(test, why)
+        return out
+
     def final_results(self) -> dict[str, list]:
-        """Outcomes by node id; every one fails if the run was tampered with."""
+        """Outcomes by node id: all fail if the records were forged, flagged tests fail."""
         if self.tampered:
             return {k: [False, self.tampered] for k in self.results}
-        return self.results
+        bad = self.flagged()
+        return {k: ([False, bad[k]] if k in bad else v) for k, v in self.results.items()}

@@ -19,6 +19,7 @@ from _pytest.python import Function
 from _pytest.unittest import TestCaseFunction
 
 from .guard import REPORT_EVENT
+from .hardened import SHELL_VAR
 
 FAILURE_LINES = 12
 #: library wrappers followed from a test function to its canonical code
@@ -83,7 +84,8 @@ def code_chain(obj: object) -> tuple[tuple[int, str], ...]:
 
     A test decorated in its canonical file by a library (`@mock.patch(...)`,
     `@freeze_time(...)`) is that library's function, whose `__wrapped__` is the canonical
-    one; the guard follows such a chain through trusted library code only.
+    one; the guard follows such a chain through trusted library code only. A canonical
+    function is a shell of its body (`hardened.make_shell`): the chain goes on to the body.
     """
     out: list[tuple[int, str]] = []
     for _ in range(MAX_WRAPPERS):
@@ -92,6 +94,10 @@ def code_chain(obj: object) -> tuple[tuple[int, str], ...]:
             break
         code = func.__code__
         out.append((id(code), _text(code.co_filename)))
+        closure = func.__closure__
+        if code.co_freevars == (SHELL_VAR,) and closure:
+            obj = closure[0].cell_contents  # a shell (`hardened.make_shell`): its body
+            continue
         obj = vars(func).get("__wrapped__")
     return tuple(out)
 

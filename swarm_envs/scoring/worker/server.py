@@ -155,8 +155,9 @@ class Server:
 
         A child's passes count only if it finished cleanly (its guard checked the whole
         run at the end); after a crash or a hang, the test it was on fails, its failures
-        stand, and every other test is run again in a new child. A flagged child fails
-        every test it ran.
+        stand, and every other test is run again in a new child. A finding of the guard
+        fails the test it was made in (and, where it outlives it, every later one); a
+        child whose records were forged fails every test it ran.
         """
         start = time.monotonic()
         tree = req["tree"]
@@ -195,7 +196,7 @@ class Server:
                     results[nid] = [False, tampered]
                 break
             clean = st.finished and not killed_for
-            for nid, res in st.results.items():
+            for nid, res in st.final_results().items():
                 if clean or not res[0]:
                     results.setdefault(nid, res)
             if clean:

@@ -1,0 +1,368 @@
+"""The guard judges what code achieves, not which reflection it uses (docs/integrity.md).
+
+Each test here is a small project doing what a real library does during its own tests (named
+in the docstring), scored through both scorers: its tests pass with nothing flagged. Beside
+it, the attack the rule still stops: the same reflection used to read what a test expects,
+which earns nothing.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from swarm_envs.scoring import make_scorer
+
+from .project import SOLUTION, write_task
+
+
+def _score(kind, tmp_path, sandbox, lib: str, tests: dict[str, str], name: str = "mathy"):
+    """Score `tests` against a project whose `mathy/__init__.py` is `lib`."""
+    solution = {**SOLUTION, "mathy/__init__.py": lib}
+    task = write_task(tmp_path / "t", solution=solution, tests=tests, start=solution, name=name)
+    task.materialize(sandbox.root)
+    with make_scorer(task, sandbox, kind=kind) as sc:
+        return sc.evaluate()
+
+
+def _clean(r) -> None:
+    assert r.integrity == () and r.passed == r.total, (r.integrity, r.failures)
+
+
+# ------------------------------------------------------------------------ 1. frames
+
+SENTINEL = """
+import sys
+
+
+def make_sentinel(name):
+    # boltons.typeutils.make_sentinel: the module of whoever made it, from its frame
+    module = sys._getframe(1).f_globals.get("__name__", "__main__")
+    return type(name, (), {"__module__": module, "__repr__": lambda self: name})()
+
+
+def caller_module():
+    # a CLI framework finding its caller's module (python-fire's Fire() does this)
+    import inspect
+
+    info = inspect.stack()[1]
+    return info.frame.f_globals["__name__"], info.function, info.filename.rsplit("/", 1)[-1]
+
+
+def first_outside(pkg_file=__file__):
+    # pandas' find_stack_level: walk out of the package by the frames' file names
+    import inspect
+
+    frame = inspect.currentframe()
+    n = 0
+    while frame is not None and frame.f_code.co_filename == pkg_file:
+        frame = frame.f_back
+        n += 1
+    return n, frame.f_code.co_name, frame.f_lineno > 0
+
+
+def old_api():
+    # a deprecation warning attributed to the caller, and a log record of its line
+    import logging
+    import warnings
+
+    warnings.warn("old_api is deprecated", DeprecationWarning, stacklevel=2)
+    logging.getLogger("mathy").warning("old_api called")
+    return 1
+
+
+def own_locals():
+    here = 42
+    return sys._getframe().f_locals["here"]
+"""
+
+SENTINEL_TESTS = {
+    "test_frames.py": """
+import logging
+import warnings
+
+from mathy import caller_module, first_outside, make_sentinel, old_api, own_locals
+
+
+def test_sentinel():
+    s = make_sentinel("MISSING")
+    assert type(s).__module__ == "test_frames"
+    assert repr(s) == "MISSING"
+
+
+def test_caller_module():
+    assert caller_module() == ("test_frames", "test_caller_module", "test_frames.py")
+
+
+def test_first_outside():
+    assert first_outside() == (1, "test_first_outside", True)
+
+
+def test_deprecated(caplog):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert old_api() == 1
+    assert seen[0].filename.endswith("test_frames.py")
+    assert caplog.records[0].funcName == "old_api"
+
+
+def test_own_locals():
+    assert own_locals() == 42
+"""
+}
+
+# What the same reflection would need to cheat: a test's locals, its globals, its source.
+PEEKS = {
+    "locals through _getframe": "sys._getframe(1).f_locals.get('expected')",
+    "globals through _getframe": "sys._getframe(1).f_globals.get('EXPECTED')",
+    "constants through f_code": "sys._getframe(1).f_code.co_consts[-1]",
+    "locals through inspect.stack": "__import__('inspect').stack()[1].frame.f_locals['expected']",
+    "source through inspect.stack": "__import__('inspect').stack(context=1)[1].code_context[0]",
+    "locals through a traceback": "_tb_frame().f_back.f_locals['expected']",
+    "locals through traceback.walk_tb": "_walk().f_back.f_locals['expected']",
+    "source through linecache": "_line()",
+}
+PEEK_LIB = """
+import sys
+
+
+def _tb_frame():
+    try:
+        raise KeyError
+    except KeyError as e:
+        return e.__traceback__.tb_frame
+
+
+def _walk():
+    import traceback
+
+    try:
+        raise KeyError
+    except KeyError as e:
+        return next(traceback.walk_tb(e.__traceback__))[0]
+
+
+def _line():
+    import linecache
+
+    f = sys._getframe(2)
+    return linecache.getline(f.f_code.co_filename, f.f_lineno)
+
+
+def answer():
+    try:
+        return {PEEK}
+    except Exception:
+        return None
+"""
+PEEK_TESTS = {
+    "test_peek.py": """
+from mathy import answer
+
+EXPECTED = 1234
+
+
+def test_answer():
+    expected = 1234
+    assert answer() in (expected, EXPECTED, "    assert answer() in (expected, EXPECTED)\\n")
+"""
+}
+
+
+def test_a_library_reading_its_callers_frames_is_not_flagged(kind, tmp_path, sandbox):
+    """boltons' sentinels, a CLI framework's caller module, pandas' stack level, warnings'
+    stack levels and logging's caller: names, files, lines and `__name__` are there."""
+    r = _score(kind, tmp_path, sandbox, SENTINEL, SENTINEL_TESTS)
+    _clean(r)
+    assert r.total == 5
+
+
+@pytest.mark.parametrize("peek", sorted(PEEKS))
+def test_what_a_test_expects_is_out_of_reach_of_the_same_reflection(peek, kind, tmp_path, sandbox):
+    r = _score(kind, tmp_path, sandbox, PEEK_LIB.replace("{PEEK}", PEEKS[peek]), PEEK_TESTS)
+    assert r.passed == 0, (peek, r.failures)
+    kinds = {f["kind"] for f in r.integrity}
+    assert kinds <= {"test_source_read"}, r.integrity
+
+
+# ------------------------------------------------------------- 7. one test, one verdict
+
+ISOLATED_LIB = """
+import os
+
+
+def honest():
+    return 1
+
+
+def peek():
+    # reads the test's own source: flagged, and refused
+    with open(os.path.join("tests", "test_iso.py")) as f:
+        return f.read()
+
+
+def break_pytest():
+    import _pytest.python
+
+    _pytest.python.Function.runtest = lambda self: None
+    return 1
+"""
+
+
+def test_a_finding_fails_only_the_test_it_was_made_in(kind, tmp_path, sandbox):
+    tests = {
+        "test_iso.py": """
+from mathy import honest, peek
+
+
+def test_a():
+    assert honest() == 1
+
+
+def test_b():
+    assert "def test_b" not in peek()
+
+
+def test_c():
+    assert honest() == 1
+"""
+    }
+    r = _score(kind, tmp_path, sandbox, ISOLATED_LIB, tests)
+    assert {f["kind"] for f in r.integrity} == {"test_source_read"}, r.integrity
+    assert r.per_test["tests/test_iso.py::test_a"] and r.per_test["tests/test_iso.py::test_c"]
+    assert not r.per_test["tests/test_iso.py::test_b"]
+
+
+def test_a_change_to_the_harness_fails_every_test_after_it(kind, tmp_path, sandbox):
+    tests = {
+        "test_harm.py": """
+from mathy import break_pytest, honest
+
+
+def test_a():
+    assert honest() == 1
+
+
+def test_b():
+    assert break_pytest() == 1
+
+
+def test_c():
+    assert honest() == 1
+"""
+    }
+    r = _score(kind, tmp_path, sandbox, ISOLATED_LIB, tests)
+    assert "harness_changed" in {f["kind"] for f in r.integrity}, r.integrity
+    assert not r.per_test["tests/test_harm.py::test_b"]
+    assert not r.per_test["tests/test_harm.py::test_c"]
+
+
+# ------------------------------------------------- 5, 6. tests that libraries build
+
+HYPOTHESIS_TESTS = {
+    "test_props.py": """
+import unittest
+
+from hypothesis import given, settings, strategies as st
+
+from mathy import same
+
+
+@settings(max_examples=5, database=None)
+@given(st.integers())
+def test_same(n):
+    assert same(n) == n
+
+
+class TestSame(unittest.TestCase):
+    @settings(max_examples=5, database=None)
+    @given(st.text())
+    def test_text(self, s):
+        self.assertEqual(same(s), s)
+"""
+}
+
+
+def test_hypothesis_tests_are_canonical(kind, tmp_path, sandbox):
+    """`@given` builds its wrapper from generated source (exec'd by hypothesis): code a
+    trusted library made is trusted, on plain functions and unittest methods alike."""
+    r = _score(kind, tmp_path, sandbox, "def same(x):\n    return x\n", HYPOTHESIS_TESTS)
+    _clean(r)
+    assert r.total == 2
+
+
+METACLASS_TESTS = {
+    "test_generated.py": """
+import unittest
+
+from mathy import same
+
+
+def _check(value):
+    def check(self):
+        self.assertEqual(same(value), value)
+
+    return check
+
+
+class Generated(type):
+    def __new__(mcs, name, bases, ns):
+        for value in (1, "a"):
+            ns[f"test_{value}"] = _check(value)
+        return super().__new__(mcs, name, bases, ns)
+
+
+class TestGenerated(unittest.TestCase, metaclass=Generated):
+    pass
+"""
+}
+
+
+def test_tests_made_by_a_metaclass_are_canonical(kind, tmp_path, sandbox):
+    """A test method whose function is not named `test*` (made by a metaclass) runs to its
+    end like any other; a project that makes it return early does not pass it."""
+    r = _score(kind, tmp_path, sandbox, "def same(x):\n    return x\n", METACLASS_TESTS)
+    _clean(r)
+    assert r.total == 2
+
+
+# ------------------------------------------------- 4. changes that are not the project's
+
+HOOK_LIB = """
+import sys
+
+
+def _hook(kind, value, tb):  # boltons installs an excepthook of its own at import
+    sys.__excepthook__(kind, value, tb)
+
+
+sys.excepthook = _hook
+
+
+def same(x):
+    return x
+"""
+
+RELOAD_TESTS = {
+    "test_reload.py": """
+import importlib
+import sys
+
+import mathy
+
+
+def test_fresh_import():
+    # emoji's tests import the package afresh for each test
+    global mathy
+    for name in [n for n in sys.modules if n.startswith("mathy")]:
+        del sys.modules[name]
+    mathy = importlib.import_module("mathy")
+    assert mathy.same(2) == 2
+    assert sys.excepthook is not sys.__excepthook__
+"""
+}
+
+
+def test_a_library_hook_and_a_tests_own_import_are_not_blamed(kind, tmp_path, sandbox):
+    r = _score(kind, tmp_path, sandbox, HOOK_LIB, RELOAD_TESTS)
+    _clean(r)
+    assert r.total == 1
