@@ -480,6 +480,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         max_sessions=args.max_sessions,
         idle_timeout_s=args.idle_timeout,
         token=os.environ.get(server.TOKEN_ENV) or None,
+        allowed_hosts=args.allow_host,
+        allowed_origins=args.allow_origin,
         announce=lambda text: console.print(text, markup=False, highlight=False),
     )
     return 0
@@ -493,6 +495,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     config = _env_config(args)
     if args.wall_clock:
         config["time"] = {**config.get("time", {}), "measured": True}
+    # Over stdio, stdout is the protocol's: everything the command says goes to stderr.
+    out = Console(stderr=True) if args.stdio else console
     slots.serve_slots(
         args.task,
         num_agents=args.agents,
@@ -504,9 +508,22 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         port=args.port,
         slot_timeout_s=args.slot_timeout,
         token=os.environ.get(slots.TOKEN_ENV) or None,
-        announce=lambda text: console.print(text, markup=False, highlight=False),
+        stdio=args.stdio,
+        allowed_hosts=args.allow_host,
+        allowed_origins=args.allow_origin,
+        announce=lambda text: out.print(text, markup=False, highlight=False),
     )
     return 0
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a port, 0 to 65535")
+    return value
 
 
 def _add_serving_flags(p: argparse.ArgumentParser, port: int) -> None:
@@ -516,7 +533,24 @@ def _add_serving_flags(p: argparse.ArgumentParser, port: int) -> None:
         default="127.0.0.1",
         help="address to bind (default 127.0.0.1; any other needs SWARM_ENVS_TOKEN set)",
     )
-    p.add_argument("--port", type=int, default=port, help=f"port (default {port})")
+    p.add_argument(
+        "--port", type=_port, default=port, help=f"port (default {port}; 0: any free port)"
+    )
+    p.add_argument(
+        "--allow-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="answer requests from web pages of this origin too (repeatable; "
+        "'http://name:*' for any port, '*' for any page); by default only pages served "
+        "from this machine's loopback names, and clients that send no Origin",
+    )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="HOST",
+        help="answer requests under this Host name too (repeatable; 'name:*' for any port, "
+        "'*' for any); by default the loopback names and the --host address",
+    )
     p.add_argument("--time-cap", type=_positive_float, help="virtual seconds per episode")
     p.add_argument("--sync", choices=["event", "round"], help="clock mode")
     p.add_argument("--seed", type=int, help="seed of the first episode")
@@ -753,8 +787,9 @@ def build_parser() -> argparse.ArgumentParser:
         "mcp",
         help="serve agent slots of a swarm over MCP, for external coding agents",
         description="Run episodes of a swarm in which SLOTS agents are MCP clients (each slot "
-        "at http://HOST:PORT/<agent>/mcp, its tools those of swarm_envs.tool_schemas()) and "
-        "the others scripted teammates. Needs the serve extra.",
+        "at http://HOST:PORT/<agent>/mcp, or one slot over stdin/stdout with --stdio; its "
+        "tools those of swarm_envs.tool_schemas()) and the others scripted teammates. Needs "
+        "the serve extra.",
     )
     _add_serving_flags(p, 8100)
     p.add_argument("--agents", "-n", type=_positive_int, default=4, help="swarm size (default 4)")
@@ -778,6 +813,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--wall-clock",
         action="store_true",
         help="charge MCP agents their measured wall time (else the usage they report)",
+    )
+    p.add_argument(
+        "--stdio",
+        action="store_true",
+        help="serve one slot (the last agent) over this process's stdin and stdout, for MCP "
+        "hosts that start servers as processes; the command's own output goes to stderr",
     )
     p.set_defaults(func=cmd_mcp)
 
