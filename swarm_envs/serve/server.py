@@ -351,7 +351,16 @@ def serve(
         allowed_hosts=allowed_hosts,
         allowed_origins=allowed_origins,
     )
-    served = uvicorn.Config(app, host=host, port=port, log_level=log_level, ws_max_size=64 * 2**20)
+    # A client's open session must not hold Ctrl-C up: past the grace period its
+    # connection is cut, and its session closed (its sandbox removed) as at a disconnect.
+    served = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        ws_max_size=64 * 2**20,
+        timeout_graceful_shutdown=3,
+    )
     # Bound here, before the announcement, so that `--port 0` announces the port it got.
     sock = served.bind_socket()
     port = sock.getsockname()[1]
