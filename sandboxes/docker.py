@@ -122,8 +122,21 @@ _SCORING_SECCOMP = json.dumps(
         "syscalls": [{"names": _SCORING_DENY, "action": "SCMP_ACT_ERRNO", "errnoRet": 1}],
     }
 )
-#: how a command runs: its stderr joins stdout's pipe, so their order survives
-_SHELL = ["/bin/sh", "-c", 'exec "$@" 2>&1', "sh", "/bin/sh", "-c"]
+#: what a command's wrapper runs once the command's shell has exited: SIGKILL every other
+#: process of its user (but init), until none is left that is not a zombie
+_REAP = (
+    "for i in $(seq 500); do kill -9 -1 2>/dev/null || break; left=0; "
+    "for d in /proc/[0-9]*; do "
+    '[ "$d" = /proc/$$ ] || [ "$d" = /proc/1 ] || [ ! -O "$d" ] && continue; '
+    "grep -q '^State:.*Z' \"$d/status\" 2>/dev/null || left=1; done; "
+    '[ "$left" = 0 ] && break; sleep 0.01; done'
+)
+#: how a command runs: its stderr joins stdout's pipe, so their order survives. The engine
+#: ends the exec's stream only when every holder of its output has closed it, so a
+#: background child that keeps the output open (`(sleep 1; touch M) & echo x`) would
+#: outlive the command by seconds and write into the next one: the wrapper reaps it as
+#: soon as the command's shell exits, as the local backend does, and keeps its status.
+_SHELL = ["/bin/sh", "-c", '"$@" 2>&1; rc=$?; ' + _REAP + "; exit $rc", "sh", "/bin/sh", "-c"]
 
 
 def _client() -> Any:

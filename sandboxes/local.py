@@ -63,7 +63,6 @@ import re
 import select
 import signal
 import subprocess
-import sys
 import threading
 import time
 import weakref
@@ -88,6 +87,7 @@ from swarm_envs.sandboxes.base import (
 from swarm_envs.sandboxes.launch import (
     Launch,
     etc_entries,
+    interpreter,
     launch,
     rlimit_prefix,
     scrubbed_env,
@@ -451,7 +451,7 @@ class LocalScoringHost(ScoringHost):
             os.chmod(self.dir, 0o750)
         bw = sandbox.isolation == "bwrap"
         self.inside_dir = SCORING_INSIDE if bw else str(self.dir)
-        self.python = sys.executable
+        self.python = interpreter()
         self.worker_owns_pid_namespace = bool(sandbox.protections.get("pid_namespace"))
 
     def _alive(self) -> None:

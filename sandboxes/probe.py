@@ -29,7 +29,14 @@ from dataclasses import dataclass, field
 
 from swarm_envs.error import ConfigError, SandboxError
 from swarm_envs.sandboxes import cgroups, users
-from swarm_envs.sandboxes.launch import Launch, bwrap_binary, launch, scrubbed_env, unshare_prefix
+from swarm_envs.sandboxes.launch import (
+    Launch,
+    bwrap_binary,
+    interpreter,
+    launch,
+    scrubbed_env,
+    unshare_prefix,
+)
 
 logger = logging.getLogger("swarm_envs.sandboxes")
 
@@ -168,10 +175,13 @@ def require(isolation: str) -> Confinement:
 def refusal(c: Confinement) -> str:
     """The message of a refused full confinement: what is missing, which probe, the fixes."""
     who = "root" if os.geteuid() == 0 else f"uid {os.geteuid()}"
+    # The probe's own error first: the missing protections follow from it, and the fixes
+    # are guesses at its cause that its output confirms or rules out.
     probes = "\n".join(p.describe() for p in c.failed) or "(no probe output)"
     return (
-        f"the local sandbox cannot confine agents' code here (running as {who}): missing "
-        f"{', '.join(c.missing)}.\n{probes}\nFixes:\n{FIXES}"
+        f"the local sandbox cannot confine agents' code here (running as {who}):\n{probes}\n"
+        f"So it lacks: {', '.join(c.missing)}.\nFixes, if the probe's error is one of "
+        f"these:\n{FIXES}"
     )
 
 
@@ -267,7 +277,7 @@ def _python_check() -> list[str]:
         f"print('ok' if sys.base_prefix == {sys.base_prefix!r} else 'other prefix: ' "
         "+ sys.base_prefix)"
     )
-    return ["/bin/sh", "-c", f'exec "{sys.executable}" -c "{check}"']
+    return ["/bin/sh", "-c", f'exec "{interpreter()}" -c "{check}"']
 
 
 def _uid_drop(isolation: str, span: tuple[int, int], bwrap: str) -> tuple[bool, bool, list[Probe]]:

@@ -85,8 +85,36 @@ def add_serving_flags(parser: argparse.ArgumentParser, port: int) -> None:
         default="127.0.0.1",
         help="address to bind (default 127.0.0.1; any other needs SWARM_ENVS_TOKEN set)",
     )
-    parser.add_argument("--port", type=int, default=port, help=f"port (default {port})")
+    parser.add_argument(
+        "--port", type=port_number, default=port, help=f"port (default {port}; 0: any free port)"
+    )
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="answer requests from web pages of this origin too (repeatable; "
+        "'http://name:*' for any port, '*' for any page); by default only pages served "
+        "from this machine's loopback names, and clients that send no Origin",
+    )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="HOST",
+        help="answer requests under this Host name too (repeatable; 'name:*' for any port, "
+        "'*' for any); by default the loopback names and the --host address",
+    )
     add_env_config_flags(parser)
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 (any free port) to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a port, 0 to 65535")
+    return value
 
 
 def add_env_config_flags(parser: argparse.ArgumentParser) -> None:

@@ -172,6 +172,46 @@ def test_the_report_the_figures_and_the_plots(bench):
         assert data.startswith(PNG) and len(data) > 10_000
 
 
+def test_the_plots_keep_one_colour_per_agents_fit_their_axes_and_show_every_configuration(
+    bench, monkeypatch
+):
+    from swarm_envs.bench import plots
+    from swarm_envs.bench.runner import EpisodeResult
+
+    fig = json.loads((bench / "figures.json").read_text())
+    style = plots.Style.of_figures(fig)
+    # One colour per kind of agents, the same whichever figure draws it.
+    assert len(set(style.colours.values())) == len(style.colours) == 3
+    drawn = []
+    monkeypatch.setattr(plots._pyplot(), "close", drawn.append)
+    plots.work_plot(fig, "mini", bench / "w.png", style)
+    plots.progress_plot(fig, "mini", bench / "p.png", style)
+    work, progress = drawn
+    colours = {}
+    for f in (work, progress):
+        for line in f.axes[0].get_lines():
+            label = line.get_label().split(" ")[0]
+            if label in ("claim", "none"):
+                colours.setdefault(label, set()).add(line.get_color())
+    assert colours == {"claim": {style.colour("claim")}, "none": {style.colour("none")}}
+    # The work plot's time axis ends near the last change, not at the cap.
+    last = max(c["curve"]["t"][-1] for c in fig["configurations"])
+    cap = max(c["time_cap_s"] for c in fig["configurations"])
+    right = work.axes[0].get_xlim()[1]
+    per = {"s": 1, "min": 60, "h": 3600}[work.axes[0].get_xlabel().split("(")[1].split(",")[0]]
+    assert right * per <= min(cap, last * 1.15) + 1e-6, (right, per, last, cap)
+    # The timeline: every configuration's first episode, one panel each.
+    results = [
+        EpisodeResult.model_validate_json(line)
+        for line in (bench / "episodes.jsonl").read_text().splitlines()
+    ]
+    shown = plots.timeline_episodes(results)
+    keys = {(r.spec.label, r.spec.size, r.spec.budget_per_test) for r in shown}
+    assert len(shown) == len(keys) == len(fig["configurations"]) == 6
+    plots.timeline_plot(shown, bench / "t.png", style)
+    assert len([a for a in drawn[-1].axes if a.get_title(loc="left")]) == 6
+
+
 # ---------------------------------------------------------------------- crashes
 
 

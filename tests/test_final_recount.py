@@ -63,7 +63,7 @@ def test_a_forged_entry_is_taken_back_by_the_last_reward(make_env, scorers, forg
     # The final count is a fresh run: the last reward takes the forged credit back.
     assert last["agent_0"] == -len(forged)
     assert reward + last["agent_0"] == 0 == info["tests_passed"] - start
-    assert info["episode"]["r"] == 0
+    assert info["swarm_episode"]["r"] == 0
     recount = [f for f in info["integrity"] if f["kind"] == "final_recount"]
     assert len(recount) == 1 and recount[0]["since_step"] == "2"
     recount = env.view().recount
@@ -130,7 +130,7 @@ def test_the_last_count_reruns_once_anything_has_touched_the_sandbox(
     step_one(env, action)
     _, _, _, _, infos = env.step({"agent_0": call("done", tokens=1, summary="x")})
     assert len(runs) == recounts
-    assert infos["agent_0"]["episode"]["r"] == 0
+    assert infos["agent_0"]["swarm_episode"]["r"] == 0
 
 
 def test_a_forged_all_pass_does_not_end_the_episode(make_env, scorers):
@@ -173,5 +173,5 @@ def test_an_honest_all_pass_ends_the_episode_with_one_fresh_run(make_env, scorer
         total += sum(rewards.values()) / 2
     info = infos["agent_0"]
     assert env.view().end_reason == "all_tests_pass"
-    assert info["tests_passed"] == info["tests_total"] and info["episode"]["r"] == total
+    assert info["tests_passed"] == info["tests_total"] and info["swarm_episode"]["r"] == total
     assert len(runs) == 1  # the confirmation is the end's recount too

@@ -73,7 +73,7 @@ def test_each_step_records_both_parts_and_a_cut_episode_pays_up_to_the_cap():
     assert steps > 1 and tests == 0
     assert paid == pytest.approx(penalty * cap)
     assert total == pytest.approx(-penalty * cap)
-    assert infos["agent_0"]["episode"]["r"] == pytest.approx(total)
+    assert infos["agent_0"]["swarm_episode"]["r"] == pytest.approx(total)
 
 
 def test_the_final_recount_corrects_the_tests_part_and_keeps_the_penalty(make_env):
@@ -104,7 +104,7 @@ def test_the_final_recount_corrects_the_tests_part_and_keeps_the_penalty(make_en
     assert forged > 0 and env.view().recount is not None  # it was corrected
     assert last["agent_0"] < -forged  # the credit taken back, and the last step's penalty
     assert info["tests_passed"] == start and info["time"] >= 5
-    assert info["episode"]["r"] == pytest.approx((start - start) - penalty * info["time"])
+    assert info["swarm_episode"]["r"] == pytest.approx((start - start) - penalty * info["time"])
 
 
 def test_the_gymnasium_form_pays_the_penalty_too():

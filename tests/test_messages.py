@@ -143,6 +143,26 @@ def test_everyone_waiting_forever_truncates_at_cap(make_env):
     assert env.view().time == 50
 
 
+def test_a_lone_agents_untimed_wait_lasts_the_default_not_the_cap(make_env):
+    from swarm_envs.core.tools import LONE_WAIT_S
+
+    env = make_env("calc", num_agents=1, time_cap_s=600)
+    env.reset(seed=0)
+    _, rewards, term, trunc, infos = env.step({"agent_0": call("wait", tokens=1)})
+    assert not term["agent_0"] and not trunc["agent_0"]
+    assert infos["agent_0"]["ready"] and infos["agent_0"]["time"] == 1.0 + LONE_WAIT_S
+
+
+def test_an_untimed_wait_with_every_teammate_done_lasts_the_default(make_env):
+    from swarm_envs.core.tools import LONE_WAIT_S
+
+    env = make_env("calc", num_agents=2, time_cap_s=600)
+    env.reset(seed=0)
+    env.step({"agent_0": call("done", tokens=1), "agent_1": call("list_files", tokens=1)})
+    _, _, _, trunc, infos = env.step({"agent_1": call("wait", tokens=1)})
+    assert not trunc["agent_1"] and infos["agent_1"]["time"] == 3.0 + LONE_WAIT_S
+
+
 def test_wake_for_an_agent_completing_at_the_same_instant(make_env):
     # agent_1's wait and agent_0's send complete at the same time; the send schedules a
     # wake-up for agent_1, which is already completing: it must not fire again later.

@@ -11,6 +11,7 @@ No check measures time: `benchmarks/bench_sandbox.py` does.
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from pathlib import Path
 
@@ -132,6 +133,19 @@ def test_background_processes_do_not_outlive_their_command(make):
     # The command returns when its shell exits, not when the background processes would.
     assert r.returncode == 0 and "started" in r.output and not r.timed_out
     assert gone("sleep 973", "sleep 974")
+
+
+def test_a_background_child_holding_the_output_ends_with_its_command(make):
+    sb = make()
+    # The child keeps the command's output open: the command still ends when its shell
+    # does, and the child with it, so what it would write later never lands.
+    r = sb.run("(sleep 1.5; touch late_write) & echo x", timeout_s=20)
+    assert r.returncode == 0 and r.output.strip() == "x" and not r.timed_out
+    r = sb.run("(sleep 1.5; echo leaked > late_echo) & exit 3", timeout_s=20)
+    assert r.returncode == 3
+    time.sleep(2.5)  # past the moment the children would have written
+    assert not (sb.root / "late_write").exists() and not (sb.root / "late_echo").exists()
+    assert "late_write" not in sb.run("ls -a").output
 
 
 LIST_PROCS = (

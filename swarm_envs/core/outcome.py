@@ -116,9 +116,11 @@ class SandboxInfo(TypedDict):
 
 
 class EpisodeStats(TypedDict):
-    """`infos[agent]["episode"]` at the end of an episode.
+    """`infos[agent]["swarm_episode"]` at the end of an episode.
 
-    Gymnasium's `RecordEpisodeStatistics` keys, so that training scripts log it unchanged.
+    The keys of Gymnasium's `RecordEpisodeStatistics`, in virtual time, under a key of
+    its own: the wrapper (CleanRL wraps every env in it) writes `info["episode"]` itself,
+    and asserts that the env has not.
     """
 
     #: the episode's return for this agent (the collective reward summed)
@@ -137,7 +139,7 @@ class _AgentInfoExtras(TypedDict, total=False):
     #: True: the agent was busy and the action sent for it in this step was not applied
     ignored: bool
     #: return, actions and virtual seconds of the episode; only when it ended
-    episode: EpisodeStats
+    swarm_episode: EpisodeStats
     #: with `latency_penalty_per_s` set, in every step's infos: the step's latency
     #: penalty, and the change in passing tests (reward = tests_reward - latency_penalty)
     latency_penalty: float

@@ -103,8 +103,16 @@ class Subscribe(ToolArgs):
     channel: str = Field(pattern=_CHANNEL, description="channel name")
 
 
+#: how long a `wait` without `seconds` lasts for an agent that has no teammate left to
+#: send it a message (a lone agent): the cap would end its episode at once
+LONE_WAIT_S = 30.0
+
+
 class Wait(ToolArgs):
-    """Wait until a message arrives or `seconds` pass (no `seconds`: until a message)."""
+    """Wait until a message arrives or `seconds` pass.
+
+    No `seconds`: until a message, or 30 s when no teammate is left to send one.
+    """
 
     seconds: float | None = Field(default=None, gt=0, description="longest wait, in seconds")
 

@@ -44,6 +44,7 @@ from swarm_envs.core.outcome import (
     Attribution,
     EndKind,
     EndReason,
+    EpisodeStats,
     EpisodeView,
     StepOutcome,
 )
@@ -57,7 +58,7 @@ from swarm_envs.core.recording import (
     StepEvent,
 )
 from swarm_envs.core.spaces import Observation
-from swarm_envs.core.tools import TEAM_TOOLS, TOOLS, Wait
+from swarm_envs.core.tools import LONE_WAIT_S, TEAM_TOOLS, TOOLS, Wait
 from swarm_envs.core.workspace import Workspace
 from swarm_envs.envs.book import EpisodeScorer, Rescore, RewardBook, Settlement
 from swarm_envs.error import ActionError, ClosedEnvironment, ResetNeeded, ScoringError
@@ -552,6 +553,8 @@ class Episode:
         return select_tests(self._test_ids or [], selection)[0]
 
     def _schedule_wait(self, st: AgentState, start: float, seconds: float | None) -> None:
+        if seconds is None and all(o.done for o in self.agents if o is not st):
+            seconds = LONE_WAIT_S  # no teammate is left to send the message it waits for
         st.waiting = True
         self.waiting.add(st.index)
         until = start + seconds if seconds is not None else math.inf
@@ -924,4 +927,5 @@ class Episode:
             if st.result is None and st.error is None:
                 st.result = f"episode over: {self.end_reason}"
             self._observe(st, ready=False)
-            st.info["episode"] = {"r": self.book.total_reward, "l": st.actions, "t": self.clock.now}
+            stats = {"r": self.book.total_reward, "l": st.actions, "t": self.clock.now}
+            st.info["swarm_episode"] = cast(EpisodeStats, stats)

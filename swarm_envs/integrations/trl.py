@@ -10,7 +10,7 @@
         reward_funcs=rollout.reward,          # the environment's reward, nothing else
         rollout_func=rollout,                 # TRL 1.16's documented multi-turn hook
         train_dataset=rollout.dataset(64),
-        args=GRPOConfig(num_generations=4, per_device_train_batch_size=4, ...),
+        args=GRPOConfig(num_generations=4, per_device_train_batch_size=4, logging_steps=1, ...),
     )
     trainer.train()
 

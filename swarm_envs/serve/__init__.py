@@ -4,8 +4,11 @@
   episode per WebSocket session, built on openenv-core's server side;
 - `swarm_envs.serve.client`: `SwarmEnvClient`, openenv-core's `EnvClient` for it;
 - `swarm_envs.serve.models`: the typed action, observation and state of a swarm step;
-- `swarm_envs.serve.mcp`: agent slots over MCP (`swarm-envs mcp TASK`), so that any
-  MCP-speaking coding agent can be one of a swarm's agents;
+- `swarm_envs.serve.messages`: the schema of what a client may send, checked before
+  openenv-core reads a message;
+- `swarm_envs.serve.http`: what both servers share: the gate (token, origins, hosts);
+- `swarm_envs.serve.mcp`: agent slots over MCP (`swarm-envs mcp TASK`, over HTTP or
+  stdio), so that any MCP-speaking coding agent can be one of a swarm's agents;
 - `swarm_envs.serve.cli_serve`, `swarm_envs.serve.cli_mcp`: those two commands.
 
 Layer: above the environment's public API (`swarm_envs.parallel_env`, `tool_schemas`,

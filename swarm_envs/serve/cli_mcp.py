@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from rich.console import Console
+
 from swarm_envs.arguments import (
     add_serving_flags,
     console,
@@ -19,8 +21,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """Add the description and flags of `swarm-envs mcp`."""
     parser.description = (
         "Run episodes of a swarm in which SLOTS agents are MCP clients (each slot "
-        "at http://HOST:PORT/<agent>/mcp, its tools those of swarm_envs.tool_schemas()) and "
-        "the others scripted teammates. Needs the serve extra."
+        "at http://HOST:PORT/<agent>/mcp, or one slot over stdin/stdout with --stdio; its "
+        "tools those of swarm_envs.tool_schemas()) and the others scripted teammates. Needs "
+        "the serve extra."
     )
     add_serving_flags(parser, 8100)
     parser.add_argument(
@@ -47,6 +50,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="charge MCP agents their measured wall time (else the usage they report)",
     )
+    parser.add_argument(
+        "--stdio",
+        action="store_true",
+        help="serve one slot (the last agent) over this process's stdin and stdout, for MCP "
+        "hosts that start servers as processes; the command's own output goes to stderr",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
     config = env_config(args)
     if args.wall_clock:
         config["time"] = {**config.get("time", {}), "measured": True}
+    # Over stdio, stdout is the protocol's: everything the command says goes to stderr.
+    out = Console(stderr=True) if args.stdio else console
     slots.serve_slots(
         args.task,
         num_agents=args.agents,
@@ -66,6 +77,9 @@ def run(args: argparse.Namespace) -> int:
         port=args.port,
         slot_timeout_s=args.slot_timeout,
         token=os.environ.get(slots.TOKEN_ENV) or None,
-        announce=lambda text: console.print(text, markup=False, highlight=False),
+        stdio=args.stdio,
+        allowed_hosts=args.allow_host,
+        allowed_origins=args.allow_origin,
+        announce=lambda text: out.print(text, markup=False, highlight=False),
     )
     return 0

@@ -49,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
         max_sessions=args.max_sessions,
         idle_timeout_s=args.idle_timeout,
         token=os.environ.get(server.TOKEN_ENV) or None,
+        allowed_hosts=args.allow_host,
+        allowed_origins=args.allow_origin,
         announce=lambda text: console.print(text, markup=False, highlight=False),
     )
     return 0

@@ -67,6 +67,8 @@ class SwarmObservation(Observation):
         tests_passed: canonical tests passing now (those the reward counts).
         tests_total: canonical tests the reward counts.
         end_reason: why the episode ended (`"time_cap"`, `"all_tests_pass"`, ...).
+        missing_actions: the ready agents this step brought no action for; while any
+            is left, the clock stands still (they are still in `ready`).
     """
 
     observations: dict[str, str] = Field(default_factory=dict)
@@ -80,6 +82,7 @@ class SwarmObservation(Observation):
     tests_passed: int = 0
     tests_total: int = 0
     end_reason: str | None = None
+    missing_actions: list[str] = Field(default_factory=list)
 
 
 class SwarmState(State):

@@ -20,7 +20,12 @@ message is an error that says so. `max_sessions` refuses the next connection wit
 episode is an error response on that session; the server and the other sessions go on.
 
 Security: the server binds to 127.0.0.1 unless told otherwise; on any other address it
-requires a bearer token (`Authorization: Bearer ...`), checked before any route runs.
+requires a bearer token (`Authorization: Bearer ...`), checked before any route runs. A
+request from a web page (an `Origin` not on the allow-list) or under a `Host` that is not
+the server's (DNS rebinding) is refused, on every route, as the MCP slots refuse them; and
+every WebSocket message is checked against the protocol's schema
+(`swarm_envs.serve.messages`) before openenv-core reads it, so that a message it cannot
+take is a typed error naming the field and the session lives on (see `swarm_envs.serve.http`).
 """
 
 from __future__ import annotations
@@ -29,7 +34,8 @@ import functools
 import logging
 import math
 import threading
-from collections.abc import Callable, Mapping
+import uuid
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from openenv.core.env_server.http_server import HTTPEnvServer
@@ -39,9 +45,17 @@ from openenv.core.env_server.types import ConcurrencyConfig, EnvironmentMetadata
 from swarm_envs.core.actions import Action, Usage
 from swarm_envs.core.config import EnvConfig
 from swarm_envs.error import ConfigError, SessionError
-from swarm_envs.serve.http import TOKEN_ENV, Gate, is_loopback
+from swarm_envs.serve.http import (
+    TOKEN_ENV,
+    Gate,
+    default_allowed_hosts,
+    default_allowed_origins,
+    find_task,
+    is_loopback,
+    netloc,
+)
+from swarm_envs.serve.messages import check_message
 from swarm_envs.serve.models import SwarmAction, SwarmObservation, SwarmState
-from swarm_envs.tasks import get_task
 
 logger = logging.getLogger("swarm_envs")
 
@@ -105,7 +119,9 @@ class SwarmEnvironment(Environment[SwarmAction, SwarmObservation, SwarmState]):
 
                 self._env = parallel_env(self._task, **self._config)
             observations, infos = self._env.reset(seed=seed, options=options)
-            self._episode_id = episode_id
+            # Every episode has an id, the client's or a fresh one: logs and results of
+            # many sessions need one to be told apart.
+            self._episode_id = episode_id if episode_id is not None else uuid.uuid4().hex
             self._steps = 0
             return self._observation(observations, {}, False, False, infos, 0.0)
 
@@ -132,12 +148,17 @@ class SwarmEnvironment(Environment[SwarmAction, SwarmObservation, SwarmState]):
                 else call
                 for a, call in action.actions.items()
             }
+            # Time stands still while a ready agent has not acted: say who, or a partial
+            # step looks like a server that did nothing.
+            missing = [a for a in self._env.ready_agents if a not in actions]
             obs, rewards, terminated, truncated, infos = self._env.step(actions)
             self._steps += 1
             done_t = any(terminated.values())
             done_f = any(truncated.values())
             reward = next(iter(rewards.values()), 0.0)
-            return self._observation(obs, rewards, done_t, done_f, infos, reward)
+            out = self._observation(obs, rewards, done_t, done_f, infos, reward)
+            out.missing_actions = missing
+            return out
 
     @property
     def parallel_env(self) -> Any:
@@ -170,7 +191,7 @@ class SwarmEnvironment(Environment[SwarmAction, SwarmObservation, SwarmState]):
         """The task and the swarm's size, for openenv-core's `/metadata`."""
         from swarm_envs import __version__
 
-        task = get_task(self._task)
+        task = find_task(self._task)
         n = self._config.get("num_agents", EnvConfig.model_fields["num_agents"].default)
         return EnvironmentMetadata(
             name=f"swarm-envs/{task.id}",
@@ -233,8 +254,11 @@ def build_app(
     max_sessions: int = 8,
     idle_timeout_s: float | None = 300.0,
     token: str | None = None,
+    host: str = "127.0.0.1",
+    allowed_hosts: Sequence[str] | None = None,
+    allowed_origins: Sequence[str] | None = None,
 ) -> Any:
-    """The ASGI app that serves `task` (a FastAPI app, wrapped for the token when given).
+    """The ASGI app that serves `task`: a FastAPI app behind the gate (`Gate`).
 
     Args:
         task: task id, name or folder.
@@ -242,6 +266,11 @@ def build_app(
         max_sessions: sessions (episodes, sandboxes) at once; the next is refused.
         idle_timeout_s: a session that sends nothing this long is closed (None: never).
         token: the bearer token every request must carry (None: no check).
+        host: the address the app is served on (the default allow-lists follow it).
+        allowed_hosts: `Host` values answered (`name:*` any port; default: the loopback
+            names and `host`, any name on a wildcard address).
+        allowed_origins: `Origin` values answered (default: pages of this machine; a
+            request without one, as from any non-browser client, is always answered).
 
     Raises:
         ConfigError: an invalid configuration, task or limit, named.
@@ -252,7 +281,7 @@ def build_app(
 
     config = dict(config or {})
     EnvConfig.build(**config)  # a bad field fails here, before any session
-    task_id = get_task(task).id
+    task_id = find_task(task).id
     if max_sessions < 1:
         raise ConfigError(f"max_sessions={max_sessions}: expected at least 1")
     if idle_timeout_s is not None and not idle_timeout_s > 0:
@@ -273,7 +302,15 @@ def build_app(
     )
     server.register_routes(app, mode=ServerMode.PRODUCTION)
     app.state.openenv = server
-    return Gate(app, token)
+    return Gate(
+        app,
+        token,
+        allowed_hosts=default_allowed_hosts(host) if allowed_hosts is None else allowed_hosts,
+        allowed_origins=(
+            default_allowed_origins(host) if allowed_origins is None else allowed_origins
+        ),
+        guards={"/ws": check_message},
+    )
 
 
 def serve(
@@ -285,10 +322,14 @@ def serve(
     max_sessions: int = 8,
     idle_timeout_s: float | None = 300.0,
     token: str | None = None,
+    allowed_hosts: Sequence[str] | None = None,
+    allowed_origins: Sequence[str] | None = None,
     log_level: str = "warning",
     announce: Callable[[str], None] | None = None,
 ) -> None:
-    """Serve `task` until interrupted (see `build_app`).
+    """Serve `task` until interrupted (see `build_app`); `port=0` takes a free port.
+
+    `announce` is called once the port is bound, with the address clients connect to.
 
     Raises:
         ConfigError: a non-loopback `host` without a `token`, or what `build_app` refuses.
@@ -301,11 +342,31 @@ def serve(
             f"{TOKEN_ENV} (clients send it as 'Authorization: Bearer ...')"
         )
     app = build_app(
-        task, config, max_sessions=max_sessions, idle_timeout_s=idle_timeout_s, token=token
+        task,
+        config,
+        max_sessions=max_sessions,
+        idle_timeout_s=idle_timeout_s,
+        token=token,
+        host=host,
+        allowed_hosts=allowed_hosts,
+        allowed_origins=allowed_origins,
     )
+    # A client's open session must not hold Ctrl-C up: past the grace period its
+    # connection is cut, and its session closed (its sandbox removed) as at a disconnect.
+    served = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        ws_max_size=64 * 2**20,
+        timeout_graceful_shutdown=3,
+    )
+    # Bound here, before the announcement, so that `--port 0` announces the port it got.
+    sock = served.bind_socket()
+    port = sock.getsockname()[1]
     if announce is not None:
-        announce(f"serving {task} at ws://{host}:{port}/ws, at most {max_sessions} sessions")
-    uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=64 * 2**20)
+        announce(f"serving {task} at ws://{netloc(host, port)}/ws, at most {max_sessions} sessions")
+    uvicorn.Server(served).run(sockets=[sock])
 
 
 __all__ = ["TOKEN_ENV", "SwarmEnvironment", "build_app", "serve"]

@@ -196,3 +196,78 @@ def test_the_bench_takes_mcp_slots_as_an_agent_spec(tmp_path):
     assert result.spec.label == f"mcp {port}"
     assert "agent_1" in seen["texts"][0]
     assert "episode has ended" in seen["texts"][-1]
+
+
+def test_stopping_the_server_answers_a_read_that_waits_for_an_episode_at_once():
+    slot = Slot("agent_0")
+    server = SlotServer([slot], port=0, wait_s=120).start()
+    answered: dict = {}
+
+    async def wait_for_episode():
+        async with Client(server.url(slot)) as client:
+            observed = await client.read_resource(OBSERVATION_URI)
+            answered["text"] = observed.contents[0].text
+
+    reader = threading.Thread(target=lambda: asyncio.run(wait_for_episode()), daemon=True)
+    reader.start()
+    reader.join(timeout=3)
+    assert reader.is_alive()  # no episode: the read waits (up to wait_s)
+    server.stop()  # Ctrl-C's path: the slots answer what waits, then the server stops
+    reader.join(timeout=15)
+    assert not reader.is_alive(), "a read still waited for an episode after stop()"
+    assert answered["text"].startswith("ERROR: the server is shutting down")
+
+
+def test_an_action_the_environment_refuses_is_an_error_result():
+    env = swarm_envs.parallel_env("calc", num_agents=2, time_cap_s=600.0)
+    team = dict(make_team(env.task, 2, "claim", seed=0))
+    slot = Slot("agent_1")
+    try:
+        with SlotServer([slot], port=0) as server:
+            team["agent_1"] = slot
+            thread, out = _episode_in_a_thread(env, team, timeout_s=60)
+
+            async def agent():
+                async with Client(server.url(slot)) as client:
+                    await client.read_resource(OBSERVATION_URI)
+                    bad = await client.call_tool("read_file", {"path": "no/such/file.py"})
+                    typo = await client.call_tool("edit_file", {"path": "calc/numbers.py"})
+                    good = await client.call_tool("list_files", {})
+                    done = await client.call_tool("done", {})
+                    return bad, typo, good, done
+
+            bad, typo, good, done = asyncio.run(agent())
+            thread.join(timeout=120)
+    finally:
+        env.close()
+    assert "error" not in out, out.get("error")
+    assert bad.is_error and "no/such/file.py" in bad.content[0].text
+    assert typo.is_error
+    assert not good.is_error and "calc" in good.content[0].text
+    assert not done.is_error
+
+
+def test_the_slots_refuse_web_pages_and_foreign_hosts_and_take_allow_lists():
+    import httpx
+
+    slot = Slot("agent_0")
+    with SlotServer([slot], port=0) as server:
+        url = server.url(slot)
+        evil = httpx.post(url, json={}, headers={"Origin": "https://evil.example"})
+        assert evil.status_code == 403
+        rebound = httpx.post(url, json={}, headers={"Host": "evil.example:80"})
+        assert rebound.status_code == 421
+    with SlotServer(
+        [slot], port=0, allowed_origins=["https://ide.example"], allowed_hosts=["*"]
+    ) as server:
+        url = server.url(slot)
+        ok = httpx.post(
+            url,
+            json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            headers={
+                "Origin": "https://ide.example",
+                "Host": "box.internal",
+                "Accept": "application/json, text/event-stream",
+            },
+        )
+        assert ok.status_code not in (403, 421), ok.text

@@ -27,3 +27,17 @@ def test_bad_input_is_a_clear_error_before_anything_is_served(args, why, capsys,
     monkeypatch.delenv("SWARM_ENVS_TOKEN", raising=False)
     assert main(args) == 2
     assert why in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["serve"], ["mcp", "--agents", "2"]])
+@pytest.mark.parametrize("name", ["x" * 5000, "../" * 2000 + "etc"])
+def test_an_over_long_or_path_like_task_name_is_a_clear_error(command, name, capsys):
+    assert main([command[0], name, *command[1:]]) == 2
+    err = capsys.readouterr().err
+    assert "error:" in err and "Traceback" not in err and len(err) < 1000
+
+
+def test_a_port_out_of_range_is_refused_by_the_parser(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["serve", "calc", "--port", "70000"])
+    assert e.value.code == 2 and "expected a port, 0 to 65535" in capsys.readouterr().err

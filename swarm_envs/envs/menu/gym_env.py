@@ -22,8 +22,8 @@ class MenuGymEnv(gymnasium.Env):
 
     ## Action Space
 
-    `Discrete(max_units * (n_candidates + 2) + 2)`; the mask is in `obs["action_mask"]`
-    and `info["action_mask"]`.
+    `Discrete(max_units * (n_candidates + 2) + 2)`; the mask is in `obs["action_mask"]`,
+    `info["action_mask"]` and `action_masks()` (sb3-contrib's `MaskablePPO` reads it).
 
     ## Observation Space
 
@@ -77,6 +77,15 @@ class MenuGymEnv(gymnasium.Env):
         obs, rewards, terms, truncs, infos = self._env.step({self._agent: action})
         a = self._agent
         return _fresh(obs[a]), rewards[a], terms[a], truncs[a], _fresh(infos[a])
+
+    def action_masks(self) -> np.ndarray:
+        """The moves allowed now, as booleans: sb3-contrib's `MaskablePPO` asks for them.
+
+        The same mask as `obs["action_mask"]` (with `dict_obs=True`) and
+        `info["action_mask"]`; with `dict_obs=False` the observation is the `Box` alone,
+        which `stable_baselines3`'s `"MlpPolicy"` takes, and this is where the mask is.
+        """
+        return self._env.action_mask(self._agent)
 
     def render(self) -> str | None:
         """The text env's dashboard (`ansi`: returned; `human`: printed)."""

@@ -619,6 +619,18 @@ class MenuParallelEnv(Rebuilt, ParallelEnv):
 
     # ------------------------------------------------------------------ rest
 
+    def action_mask(self, agent: str) -> np.ndarray:
+        """The moves `agent` may make now, as booleans (its `infos[agent]["action_mask"]`).
+
+        Raises:
+            ResetNeeded: before the first `reset`.
+        """
+        i = self._agent(agent)
+        info = getattr(self, "_infos", {}).get(self.possible_agents[i])
+        if info is None:
+            raise ResetNeeded("action_mask() before reset(); call reset() first")
+        return np.asarray(info["action_mask"], dtype=bool)
+
     def render(self) -> str | None:
         """The text env's dashboard (`ansi`: returned; `human`: printed)."""
         return self._text.render()
