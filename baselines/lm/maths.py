@@ -77,7 +77,8 @@ def generated_logprobs(
 def entropy_from_logits(logits: torch.Tensor) -> torch.Tensor:
     """Entropy of the categorical distribution at every position (`[..., V]` -> `[...]`)."""
     logp = torch.log_softmax(logits.float(), dim=-1)
-    return -(logp.exp() * logp).sum(-1)
+    # A token masked out (-inf logit, constrained decoding) adds 0, not 0 * -inf.
+    return -torch.where(logp > float("-inf"), logp.exp() * logp, 0.0).sum(-1)
 
 
 def masked_mean(x: torch.Tensor, mask: torch.Tensor, weights: torch.Tensor | None = None):

@@ -110,6 +110,12 @@ class Args(RunArgs):
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     """extra EnvConfig fields (Python API and config files)"""
 
+    # Real models (docs/real-model.md): shaping and constrained decoding, both off by default
+    format_reward: float = 0.0
+    """bonus per turn whose reply is a valid tool call (shaping; not in the episode return)"""
+    grammar: bool = False
+    """sample every reply under a grammar of one tool call (llguidance); masked update"""
+
     @property
     def env_id(self) -> str:
         """The Gymnasium id of the task, e.g. `swarm/calc-v0`."""
@@ -269,6 +275,10 @@ def build(args: Args) -> Setup:
     time_cap = runs.time_cap_schedule(args)
     envs = [swarm_envs.parallel_env(args.task, **env_config(args)) for _ in range(args.num_envs)]
     engines = make_engines(args, actors, tokenizer)
+    if args.grammar:  # real models: constrained decoding (docs/real-model.md)
+        from swarm_envs.baselines.lm.grammar import constrain
+
+        engines = constrain(engines, tokenizer, tools)
     setup = Setup(args, device, tokenizer, actors, refs, learner, scheduler, time_cap, envs,
                   engines, None)  # fmt: skip
     setup.collector = SwarmCollector(
@@ -388,6 +398,10 @@ def train(args: Args, *, log: Any = _print_line) -> dict[str, Any]:
                 records = setup.collector.collect(seeds, time_cap=cap)
             setup.episodes += len(seeds)
             t_rollout = time.perf_counter() - t0
+            # Real models: the opt-in format reward, reported apart (docs/real-model.md)
+            from swarm_envs.baselines.lm.shaping import add_format_reward
+
+            shaping = add_format_reward(records, args.format_reward)
             turns = setup.learner.advantages(records)
             ep_return = float(np.mean([r.episode_return for r in records]))
             diag = setup.learner.diagnose(turns, ep_return, args.diag_turns)
@@ -419,6 +433,7 @@ def train(args: Args, *, log: Any = _print_line) -> dict[str, Any]:
                 "perf/generation_tokens_per_s": n_tokens / max(t_rollout, 1e-9),
                 "perf/update_tokens_per_s": n_tokens * args.update_epochs / max(t_update, 1e-9),
                 **diag,
+                **shaping,  # real models (docs/real-model.md)
             }
             for k, v in last.items():
                 if writer is not None:
