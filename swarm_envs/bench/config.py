@@ -143,8 +143,11 @@ class LLMAgents(_AgentSpec):
         default="OPENAI_API_KEY", description="environment variable holding the key"
     )
     context_tokens: int = Field(default=32_768, ge=256)
-    max_tokens: int = Field(default=1024, ge=1)
+    max_tokens: int = Field(default=512, ge=1)
     temperature: float | None = Field(default=None, ge=0)
+    stop: list[str] | None = Field(
+        default=None, description='stop sequences, e.g. ["</tool_call>"] for text-mode calls'
+    )
     timeout_s: float = Field(default=120.0, gt=0)
     max_retries: int = Field(default=2, ge=0)
 
