@@ -107,11 +107,9 @@ def test_a_random_model_under_the_grammar_writes_only_valid_calls(tiny):
     torch.manual_seed(0)
     _, plain, constrained = _engines(tiny, tok)
     prompts = _prompts(tok)
-    free = [valid_call(tok.decode(g.token_ids)) for g in plain.generate(prompts)]
     gens = constrained.generate(prompts)
     texts = [tok.decode(g.token_ids, skip_special_tokens=True) for g in gens]
     finished = [g for g in gens if g.finished]
-    assert not any(free)  # a random model never writes a call by chance
     assert finished, texts
     for g in finished:
         assert valid_call(tok.decode(g.token_ids)), tok.decode(g.token_ids)
