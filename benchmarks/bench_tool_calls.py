@@ -83,7 +83,12 @@ def run(args: argparse.Namespace) -> None:
     from swarm_envs.agents.replies import read_tool_call
     from swarm_envs.baselines.lm import chat_format
     from swarm_envs.baselines.lm.engines import TransformersEngine
-    from swarm_envs.baselines.lm.policy import default_system_prompt, load_causal_lm, load_tokenizer
+    from swarm_envs.baselines.lm.policy import (
+        decode_reply,
+        default_system_prompt,
+        load_causal_lm,
+        load_tokenizer,
+    )
     from swarm_envs.baselines.lm.real_model import require_gguf
     from swarm_envs.baselines.lm.rollout import SwarmCollector
 
@@ -113,7 +118,47 @@ def run(args: argparse.Namespace) -> None:
         swarm_envs.parallel_env(args.task, num_agents=args.agents, time_cap_s=args.time_cap)
         for _ in range(args.envs)
     ]
-    collector = SwarmCollector(
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    f = out.open("w")
+    turns = 0
+
+    class Recording(SwarmCollector):
+        """Writes every turn as soon as it is generated: a cut run keeps what it did."""
+
+        def _generate(self, live, requests):
+            nonlocal turns
+            replies = super()._generate(live, requests)
+            for (k, a, prompt), gen in zip(requests, replies, strict=True):
+                text = decode_reply(tokenizer, gen.token_ids)
+                new, old = read_tool_call(text), old_parse(text)
+                row = {
+                    "episode": live[k].seed,
+                    "agent": a,
+                    "time": float(live[k].infos[a].get("time", 0.0)),
+                    "prompt_tokens": len(prompt),
+                    "reply_tokens": len(gen.token_ids),
+                    "finished": gen.finished,
+                    "text": text,
+                    "old_call": old,
+                    "old_valid": valid(old),
+                    "new_call": new.call,
+                    "new_shape": new.shape,
+                    "new_valid": valid(new.call),
+                }
+                f.write(json.dumps(row) + "\n")
+                turns += 1
+            f.flush()
+            print(
+                f"{turns} turns, {time.perf_counter() - t_start:.0f} s, "
+                f"{self.generated_tokens / max(self.generation_seconds, 1e-9):.1f} generated "
+                "tokens/s",
+                flush=True,
+            )
+            return replies
+
+    t_start = time.perf_counter()
+    collector = Recording(
         envs,
         {"agent": engine},
         tokenizer,
@@ -121,45 +166,13 @@ def run(args: argparse.Namespace) -> None:
         {"agent": default_system_prompt()},
         max_prompt_tokens=args.max_prompt_tokens,
     )
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    turns = episodes = 0
-    t_start = time.perf_counter()
-    with out.open("w") as f:
-        seed = args.seed * 1000
-        while turns < args.turns:
-            seeds = list(range(seed, seed + args.envs))
-            seed += args.envs
-            records = collector.collect(seeds)
-            for rec in records:
-                episodes += 1
-                for t in rec.all_turns():
-                    new = read_tool_call(t.text)
-                    old = old_parse(t.text)
-                    row = {
-                        "episode": rec.seed,
-                        "agent": t.agent,
-                        "time": t.time,
-                        "prompt_tokens": len(t.prompt_ids),
-                        "reply_tokens": len(t.reply_ids),
-                        "text": t.text,
-                        "old_call": old,
-                        "old_valid": valid(old),
-                        "new_call": new.call,
-                        "new_shape": new.shape,
-                        "new_valid": valid(new.call),
-                        "reward": t.reward,
-                        "tests_passed": rec.tests_passed,
-                    }
-                    f.write(json.dumps(row) + "\n")
-                    turns += 1
-            f.flush()
-            print(
-                f"{episodes} episodes, {turns} turns, {time.perf_counter() - t_start:.0f} s, "
-                f"{collector.generated_tokens / max(collector.generation_seconds, 1e-9):.1f} "
-                "generated tokens/s",
-                flush=True,
-            )
+    episodes = 0
+    seed = args.seed * 1000
+    while turns < args.turns:
+        records = collector.collect(list(range(seed, seed + args.envs)))
+        seed += args.envs
+        episodes += len(records)
+    f.close()
     for env in envs:
         env.close()
     meta = {

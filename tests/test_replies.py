@@ -140,16 +140,20 @@ def _recorded() -> list[dict]:
 
 
 def test_recorded_replies_of_the_real_model_read_as_labelled():
-    """Replies SmolLM2-135M-Instruct wrote on calc, each labelled with its call (or none)."""
+    """Replies SmolLM2-135M-Instruct wrote on calc at temperature 1 (the trainer's), labelled.
+
+    Each was read by eye: none holds a tool call. Several hold braces, code fences or a
+    tool's name in prose (near misses the reader must not take for a call).
+    """
     rows = _recorded()
-    assert len(rows) >= 30
+    assert len(rows) >= 20
     for row in rows:
         got = read_tool_call(row["text"])
         assert got.call == row["call"], row["text"][:200]
         assert got.shape == row["shape"], row["text"][:200]
 
 
-def test_the_recorded_replies_hold_both_calls_and_prose():
-    rows = _recorded()
-    shapes = {r["shape"] for r in rows}
-    assert "none" in shapes and len(shapes - {"none"}) >= 2
+def test_the_recorded_replies_hold_near_misses():
+    texts = [r["text"] for r in _recorded()]
+    assert sum("{" in t for t in texts) >= 3 and any("```" in t for t in texts)
+    assert any("read_file" in t or "list_file" in t for t in texts)

@@ -10,7 +10,7 @@ MODEL="${MODEL:-models/smollm2}"   # python -m swarm_envs.baselines.lm.real_mode
 SEED="${1:-0}"
 UPDATES="${2:-30}"
 common=(--policy lm --model "$MODEL" --task calc --num-agents 2 --num-envs 1
-        --episodes-per-update 1 --time-cap 30 --max-new-tokens 64 --max-prompt-tokens 2048
+        --episodes-per-update 1 --time-cap 12 --max-new-tokens 48 --max-prompt-tokens 2048
         --lora --learning-rate 1e-4 --format-reward 0.1 --micro-batch-turns 4
         --diag-turns 8 --checkpoint-every 0 --no-tensorboard --threads 1
         --runs-dir results/real_model/runs --seed "$SEED" --num-updates "$UPDATES")

@@ -245,7 +245,7 @@ def _as_call(obj: Any, names: set[str]) -> dict[str, Any] | None:
         obj = inner
     name = next((obj[k] for k in _NAME_KEYS if isinstance(obj.get(k), str)), None)
     if name is not None:
-        args = next((obj[k] for k in _ARG_KEYS if k in obj), {})
+        args: Any = next((obj[k] for k in _ARG_KEYS if k in obj), {})
         return {"name": name, "arguments": {} if args is None else args}
     if len(obj) == 1:  # {"read_file": {"path": ...}}: the tool's name as the only key
         ((key, args),) = obj.items()
