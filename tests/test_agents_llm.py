@@ -138,6 +138,37 @@ def test_malformed_arguments_get_the_environments_error(server, env):
     assert "not valid JSON" in reply["content"]
 
 
+def test_a_call_written_as_text_runs_and_stays_the_models_text(server, env):
+    said = 'I will list them.\n<tool_call>{"name": "list_files", "arguments": {}}'
+    server.script = by_agent({"agent_0": [Reply(content=said)]})
+    trajectory = swarm_envs.rollout(env(1), team(server, 1), seed=0)
+    first = trajectory.agents[0].decisions[0]
+    assert first.tool == "list_files" and first.error is None
+    assert first.meta["reply_shape"] == "tag"
+    messages = requests_of(server, "agent_0")[1]["messages"]
+    assert messages[-2] == {"role": "assistant", "content": said}  # as written, no tool_calls
+    assert messages[-1]["role"] == "user" and "calc" in messages[-1]["content"]
+
+
+def test_the_system_prompt_lists_the_tools_and_the_shape(server, env):
+    swarm_envs.rollout(env(1), team(server, 1), seed=0)
+    system = requests_of(server, "agent_0")[0]["messages"][0]["content"]
+    assert "- edit_file(path, old, new):" in system and "<tool_call>{" in system
+    swarm_envs.rollout(env(1), team(server, 1, tools_in_prompt=False), seed=0)
+    assert "- edit_file(" not in requests_of(server, "agent_0")[-1]["messages"][0]["content"]
+
+
+def test_a_reply_cut_without_a_call_is_told_so_and_shown_the_shape(server, env):
+    rambling = Reply(content="The calculator is a tool that " * 40, finish_reason="length")
+    server.script = by_agent({"agent_0": [rambling]})
+    swarm_envs.rollout(env(1), team(server, 1, max_tokens=64, stop=["</tool_call>"]), seed=0)
+    first, second = requests_of(server, "agent_0")[:2]
+    assert first["max_tokens"] == 64 and first["stop"] == ["</tool_call>"]
+    nudge = second["messages"][-1]["content"]
+    assert "cut at its limit of 64 tokens" in nudge
+    assert '{"name": "read_file", "arguments": {"path": "README.md"}}' in nudge
+
+
 # ------------------------------------------------------------------ server failures
 
 
@@ -326,3 +357,25 @@ def test_without_the_sdk_the_error_says_which_extra_to_install():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "pip install 'swarm-envs[llm]'" in out.stdout
+
+
+# ------------------------------------------------------------------ the command line
+
+
+def test_swarm_envs_run_drives_llm_agents_on_a_server(server, tmp_path, capsys):
+    from swarm_envs.cli import main
+
+    said = '<tool_call>{"name": "run_tests", "arguments": {}}</tool_call>'
+    server.script = by_agent({"agent_0": [Reply(content=said)], "agent_1": [Reply(content="hm")]})
+    rec = tmp_path / "run.jsonl"
+    argv = ["run", "calc", "--agents", "2", "--time-cap", "30", "--record", str(rec),
+            "--agent", f"llm:scripted@{server.url}", "--max-tokens", "64", "--stop", "</tool_call>"]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "llm scripted" in out and "tests passing" in out
+    assert "actions / error observations" in out
+    first = [r for r in server.requests if agent_of(r) == "agent_0"][0]
+    assert first["max_tokens"] == 64 and first["stop"] == ["</tool_call>"]
+    assert rec.is_file() and rec.stat().st_size > 0
+    assert main(["run", "calc", "--agent", "claim"]) == 2  # not an LLM spec: said so
+    assert "expected llm:MODEL@URL" in capsys.readouterr().err

@@ -18,6 +18,7 @@ import torch
 from torch import nn
 
 from swarm_envs.baselines.lm import diagnostics as D
+from swarm_envs.baselines.lm.grammar import allowed_tokens
 from swarm_envs.baselines.lm.maths import (
     ClipMode,
     kl_to_reference,
@@ -114,6 +115,11 @@ class Learner:
     def _target(self, turns: Sequence[Turn], name: str, device: torch.device) -> torch.Tensor:
         flat = np.concatenate([getattr(self.targets[id(t)], name) for t in turns])
         return torch.from_numpy(flat).float().to(device)
+
+    def _allowed(self, turns: Sequence[Turn], device: torch.device) -> torch.Tensor | None:
+        # Constrained decoding: the sampler's masks, so the ratio compares masked with masked.
+        vocab = self.actors[turns[0].role].policy.get_output_embeddings().weight.shape[0]
+        return allowed_tokens(turns, vocab, device) if turns else None
 
     def _params(self, role: str) -> list[torch.Tensor]:
         self.actors[role].activate()  # peft makes only the active adapter trainable
@@ -227,7 +233,7 @@ class Learner:
                 if s.normalize_advantages:
                     adv = normalize(adv)
                 with self._autocast(device):
-                    fwd = actor(batch, s.temperature)
+                    fwd = actor(batch, s.temperature, self._allowed(chunk, device))
                 pg, st = policy_loss(
                     fwd.logprobs,
                     beh,
@@ -295,8 +301,9 @@ class Learner:
                 batch = self._batch(ts, device)
                 adv = self._target(ts, "advantages", device)
                 beh = torch.tensor([x for t in ts for x in t.behaviour_logprobs], device=device)
+                allowed = self._allowed(ts, device)
                 with self._autocast(device):
-                    fwd = actor(batch, self.s.temperature)
+                    fwd = actor(batch, self.s.temperature, allowed)
                 pg, _ = policy_loss(
                     fwd.logprobs,
                     beh,
@@ -308,7 +315,9 @@ class Learner:
                 losses[agent] = pg * (len(fwd.logprobs) / max(n_total, 1))
                 ents.append(fwd.entropy.detach())
                 if role in self.references:
-                    ref = actor.reference_logprobs(batch, self.references[role], self.s.temperature)
+                    ref = actor.reference_logprobs(
+                        batch, self.references[role], self.s.temperature, allowed
+                    )
                     kls.append(kl_to_reference(fwd.logprobs.detach(), ref))
             entropy = float(torch.cat(ents).mean())
             out[f"roles/{role}/entropy"] = entropy

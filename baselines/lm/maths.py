@@ -77,7 +77,10 @@ def generated_logprobs(
 def entropy_from_logits(logits: torch.Tensor) -> torch.Tensor:
     """Entropy of the categorical distribution at every position (`[..., V]` -> `[...]`)."""
     logp = torch.log_softmax(logits.float(), dim=-1)
-    return -(logp.exp() * logp).sum(-1)
+    # A token masked out (-inf logit, constrained decoding) adds 0, not 0 * -inf; the -inf
+    # is replaced before the product so that the gradient is 0 there too, not NaN.
+    finite = torch.where(torch.isfinite(logp), logp, torch.zeros_like(logp))
+    return -(logp.exp() * finite).sum(-1)
 
 
 def masked_mean(x: torch.Tensor, mask: torch.Tensor, weights: torch.Tensor | None = None):

@@ -133,8 +133,15 @@ class ActorCritic(nn.Module):
             mine = self.policy.get_output_embeddings()(out.hidden_states[-1])
         return torch.allclose(mine.float(), out.logits.float(), atol=1e-4, rtol=1e-3)
 
-    def forward(self, batch: TokenBatch, temperature: float = 1.0) -> Forward:
-        """Log-probabilities (at `temperature`), entropies and values of the reply tokens."""
+    def forward(
+        self, batch: TokenBatch, temperature: float = 1.0, allowed: torch.Tensor | None = None
+    ) -> Forward:
+        """Log-probabilities (at `temperature`), entropies and values of the reply tokens.
+
+        `allowed` (`[N, V]` booleans, one row per reply token): the tokens a grammar
+        allowed when the reply was sampled; the distribution is masked to them, as the
+        sampler's was (`grammar`).
+        """
         self.activate()
         targets, pred = shift_targets(batch.input_ids, batch.response_mask)
         kwargs = {"input_ids": batch.input_ids, "attention_mask": batch.attention_mask}
@@ -147,6 +154,8 @@ class ActorCritic(nn.Module):
             hidden = out.hidden_states[-1][pred]
             logits = out.logits[pred]
         logits = logits.float() / temperature
+        if allowed is not None:
+            logits = logits.masked_fill(~allowed[:, : logits.shape[-1]], float("-inf"))
         if self.value_backbone is not None:
             hidden = self.value_backbone(**kwargs).last_hidden_state[pred]
         values = self.value_head(hidden.to(self.value_head.weight.dtype)).squeeze(-1).float()
@@ -168,7 +177,11 @@ class ActorCritic(nn.Module):
 
     @torch.no_grad()
     def reference_logprobs(
-        self, batch: TokenBatch, reference: nn.Module | None, temperature: float = 1.0
+        self,
+        batch: TokenBatch,
+        reference: nn.Module | None,
+        temperature: float = 1.0,
+        allowed: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Log-probabilities of the reply tokens under the initial policy.
 
@@ -183,4 +196,7 @@ class ActorCritic(nn.Module):
                 logits = self.policy(**kwargs).logits[pred]
         else:
             logits = reference(**kwargs).logits[pred]
-        return token_logprobs(logits.float() / temperature, targets[pred])
+        logits = logits.float() / temperature
+        if allowed is not None:
+            logits = logits.masked_fill(~allowed[:, : logits.shape[-1]], float("-inf"))
+        return token_logprobs(logits, targets[pred])

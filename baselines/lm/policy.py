@@ -10,13 +10,12 @@ what the trainer learns from.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from swarm_envs.agents.replies import read_tool_call
 from swarm_envs.core.actions import Action, Usage
 from swarm_envs.error import ConfigError
 
@@ -36,16 +35,20 @@ def default_system_prompt(role: str = "agent") -> str:
     return DEFAULT_SYSTEM_PROMPT + ("" if role == "agent" else f" Your role: {role}.")
 
 
-_TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
-
-
 def check_model_path(path: str | Path, field_name: str = "model") -> Path:
-    """A local model folder, or `ConfigError` naming `field_name` (nothing is downloaded)."""
+    """A local model folder or GGUF file, or `ConfigError` naming `field_name`.
+
+    Nothing is downloaded. A `.gguf` file is read by `transformers` (`real_model`).
+    """
+    from swarm_envs.baselines.lm import real_model
+
+    if real_model.is_gguf(path):
+        return real_model.check_gguf(path, field_name)
     p = Path(path).expanduser()
     if not p.is_dir():
         raise ConfigError(
             f"{field_name}={str(path)!r}: no such folder; give the local folder of a causal "
-            "LM saved with save_pretrained (models are never downloaded)"
+            "LM saved with save_pretrained, or a .gguf file (models are never downloaded)"
         )
     if not (p / "config.json").is_file():
         raise ConfigError(
@@ -59,8 +62,10 @@ def load_tokenizer(path: str | Path) -> PreTrainedTokenizerBase:
     """The tokenizer of a local checkpoint; it must have a chat template."""
     from transformers import AutoTokenizer
 
-    p = check_model_path(path)
-    tokenizer = AutoTokenizer.from_pretrained(p, local_files_only=True)
+    from swarm_envs.baselines.lm.real_model import model_source
+
+    folder, gguf = model_source(check_model_path(path))
+    tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True, **gguf)
     if not getattr(tokenizer, "chat_template", None):
         raise ConfigError(
             f"model={str(path)!r}: the tokenizer has no chat template; the policy renders "
@@ -83,10 +88,12 @@ def load_causal_lm(
     from transformers import AutoModelForCausalLM
     from transformers.utils import logging as hf_logging
 
+    from swarm_envs.baselines.lm.real_model import model_source
+
     hf_logging.disable_progress_bar()
-    p = check_model_path(path)
+    folder, gguf = model_source(check_model_path(path))
     model: Any = AutoModelForCausalLM.from_pretrained(
-        p, local_files_only=True, dtype=dtype or torch.float32
+        folder, local_files_only=True, dtype=dtype or torch.float32, **gguf
     )
     for module in model.modules():
         if isinstance(module, torch.nn.Dropout):
@@ -100,36 +107,13 @@ def load_causal_lm(
 def parse_tool_call(text: str) -> tuple[dict[str, Any] | None, str]:
     """The first tool call in a model's reply, and the free text around it.
 
-    Accepts `<tool_call>{"name": ..., "arguments": ...}</tool_call>` (the Qwen/Hermes
-    convention), a bare JSON object with a `name`, or an OpenAI-style
-    `{"type": "function", "function": {...}}`. Returns `(None, text)` when the reply
-    has no call; the environment then answers with an error observation.
+    Reads every shape `swarm_envs.agents.replies.read_tool_call` reads (tags, code
+    fences, bare JSON with prose around it, single quotes, a cut-off end, a Python
+    call of a known tool). Returns `(None, text)` when the reply has no call; the
+    environment then answers with an error observation that shows the expected shape.
     """
-    spans = [m.group(1) for m in _TOOL_CALL.finditer(text)]
-    for candidate in spans or [text]:
-        call = _first_json_call(candidate)
-        if call is not None:
-            content = text.split("<tool_call>", 1)[0].strip() if spans else ""
-            return call, content
-    return None, text
-
-
-def _first_json_call(text: str) -> dict[str, Any] | None:
-    decoder = json.JSONDecoder()
-    start = text.find("{")
-    while start != -1:
-        try:
-            obj, _ = decoder.raw_decode(text, start)
-        except (json.JSONDecodeError, RecursionError):
-            obj = None
-        if isinstance(obj, dict):
-            if obj.get("type") == "function" and isinstance(obj.get("function"), dict):
-                obj = obj["function"]
-            if isinstance(obj.get("name"), str):
-                args = obj.get("arguments", {})
-                return {"name": obj["name"], "arguments": args}
-        start = text.find("{", start + 1)
-    return None
+    read = read_tool_call(text)
+    return read.call, read.content
 
 
 def decode_reply(tokenizer: PreTrainedTokenizerBase, ids: Sequence[int]) -> str:
@@ -153,7 +137,7 @@ def take_turn(
     """
     text = decode_reply(tokenizer, reply)
     call, content = parse_tool_call(text)
-    conversation.reply(content, call)
+    conversation.reply(content, call, text)
     usage = Usage(output_tokens=len(reply), input_tokens=len(prompt))
     tool_call = {**call, "content": content} if call else text
     return Action(tool_call=tool_call, usage=usage), text, call is not None
@@ -190,9 +174,15 @@ class Conversation:
             self.messages.append({"role": "user", "content": text})
         self._awaiting_tool = None
 
-    def reply(self, content: str, call: dict[str, Any] | None) -> None:
-        """Add the agent's reply (its free text and its parsed tool call, if any)."""
+    def reply(self, content: str, call: dict[str, Any] | None, text: str | None = None) -> None:
+        """Add the agent's reply (its free text and its parsed tool call, if any).
+
+        `text` is the whole reply as written: templates that render no tool calls show
+        it instead (`chat_format`).
+        """
         msg: dict[str, Any] = {"role": "assistant", "content": content}
+        if text is not None:
+            msg["text"] = text
         if call is not None:
             args = call["arguments"] if isinstance(call["arguments"], dict) else {}
             msg["tool_calls"] = [
@@ -236,7 +226,13 @@ def render(
     messages: list[dict[str, Any]],
     tools: list[dict],
 ) -> list[int]:
-    """Token ids of `system` + `messages` with the tools, ending with the assistant cue."""
+    """Token ids of `system` + `messages` with the tools, ending with the assistant cue.
+
+    A template that drops the tools or the calls gets them as text (`chat_format`).
+    """
+    from swarm_envs.baselines.lm.chat_format import chat_format, text_messages
+
+    system, messages = text_messages(chat_format(tokenizer), system, messages, tools)
     text = tokenizer.apply_chat_template(
         [{"role": "system", "content": system}, *messages],
         tools=[*tools],

@@ -35,6 +35,9 @@ class Turn:
     valid: bool  # the reply parsed into a tool call
     reward: float = 0.0  # collective reward until the agent's next decision
     text: str = ""
+    # Constrained decoding (`grammar`): the allowed tokens at each reply token, as a
+    # bitmask; the update applies it to the policy's logits.
+    allowed: Any = None
 
 
 @dataclass
@@ -166,6 +169,7 @@ class SwarmCollector:
                     time=float(lv.infos[a].get("time", 0.0)),
                     valid=valid,
                     text=text,
+                    allowed=getattr(gen, "allowed", None),
                 )
                 lv.last[a] = turn
                 lv.turns[a].append(turn)

@@ -95,6 +95,10 @@ def build(args: Args) -> Setup:
     time_cap = runs.time_cap_schedule(args)
     envs = [swarm_envs.parallel_env(args.task, **env_config(args)) for _ in range(args.num_envs)]
     engines = make_engines(args, actors, tokenizer)
+    if args.grammar:  # real models: constrained decoding (docs/real-model.md)
+        from swarm_envs.baselines.lm.grammar import constrain
+
+        engines = constrain(engines, tokenizer, tools)
     setup = Setup(args, device, tokenizer, actors, refs, learner, scheduler, time_cap, envs,
                   engines, None)  # fmt: skip
     setup.collector = SwarmCollector(

@@ -39,6 +39,7 @@ from swarm_envs.baselines.lm.run_setup import (
     save_checkpoint,
     sync_engines,
 )
+from swarm_envs.baselines.lm.shaping import add_format_reward
 from swarm_envs.baselines.outputs import RunFolder
 from swarm_envs.baselines.runs import RunArgs
 from swarm_envs.core.config import RoleCount
@@ -124,6 +125,12 @@ class Args(RunArgs):
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     """extra EnvConfig fields (Python API and config files)"""
 
+    # Real models (docs/real-model.md): shaping and constrained decoding, both off by default
+    format_reward: float = 0.0
+    """bonus per turn whose reply is a valid tool call (shaping; not in the episode return)"""
+    grammar: bool = False
+    """sample every reply under a grammar of one tool call (llguidance); masked update"""
+
     @property
     def env_id(self) -> str:
         """The Gymnasium id of the task, e.g. `swarm/calc-v0`."""
@@ -189,6 +196,9 @@ def train(args: Args, *, log: Callable[[str], None] = _print_line) -> Summary:
             setup.episodes += len(seeds)
             t_rollout = time.perf_counter() - t0
 
+            # The opt-in format reward for real models, reported apart from the test reward
+            shaping = add_format_reward(records, args.format_reward)
+
             # Advantages (token-level GAE), the diagnostics, and the update
             turns = setup.learner.advantages(records)
             ep_return = float(np.mean([r.episode_return for r in records]))
@@ -224,6 +234,7 @@ def train(args: Args, *, log: Callable[[str], None] = _print_line) -> Summary:
                 "perf/generation_tokens_per_s": n_tokens / max(t_rollout, 1e-9),
                 "perf/update_tokens_per_s": n_tokens * args.update_epochs / max(t_update, 1e-9),
                 **diag,
+                **shaping,
             }
             setup.history.append(row)
             folder.log(row)

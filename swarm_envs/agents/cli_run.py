@@ -36,11 +36,26 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--dashboard", type=positive_int, metavar="K", help="print the dashboard every K steps"
     )
+    g = parser.add_argument_group("LLM agents (docs/real-model.md)")
+    g.add_argument(
+        "--agent",
+        metavar="llm:MODEL@URL",
+        help="LLM agents on an OpenAI-compatible server instead of scripted ones",
+    )
+    g.add_argument("--max-tokens", type=positive_int, default=512, help="reply token limit")
+    g.add_argument("--temperature", type=float, help="sampling temperature (server default)")
+    g.add_argument("--context-tokens", type=positive_int, default=32_768, help="context size")
+    g.add_argument(
+        "--stop", action="append", metavar="TEXT", help='stop sequence, e.g. "</tool_call>"'
+    )
+    g.add_argument("--llm-timeout", type=positive_float, default=120.0, help="seconds/request")
     add_quiet(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run a scripted swarm on a task and print a summary."""
+    """Run a swarm on a task (scripted, or LLM agents on a server) and print a summary."""
+    if args.agent:
+        return _run_llm(args)
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -117,5 +132,62 @@ def run(args: argparse.Namespace) -> int:
         console.print(
             f"recorded to {args.record}; summarise with `swarm-envs replay {args.record}`"
         )
+    env.close()
+    return 0
+
+
+def _run_llm(args: argparse.Namespace) -> int:
+    """`run --agent llm:MODEL@URL`: a swarm of LLM agents through the rollout runner."""
+    from rich.table import Table
+
+    from swarm_envs import parallel_env, rollout
+    from swarm_envs.agents.protocol import parse_llm_spec
+    from swarm_envs.error import ConfigError
+
+    model, base_url = parse_llm_spec(args.agent)
+    try:
+        from swarm_envs.agents import LLMAgent
+    except ModuleNotFoundError as e:
+        raise ConfigError(str(e)) from None
+    team = LLMAgent.team(
+        args.agents,
+        model=model,
+        base_url=base_url,
+        max_tokens=args.max_tokens,
+        temperature=args.temperature,
+        context_tokens=args.context_tokens,
+        stop=args.stop or None,
+        timeout_s=args.llm_timeout,
+    )
+    env = parallel_env(
+        args.task,
+        num_agents=args.agents,
+        sync=args.sync,
+        time_cap_s=args.time_cap,
+        seed=args.seed,
+        record_path=args.record,
+        scorer=args.scorer,
+    )
+    with console.status(f"{args.agents} LLM agents ({model}) on {env.task.id}..."):
+        traj = rollout(env, team, seed=args.seed)
+    acts = [d for a in traj.agents for d in a.decisions]
+    errors = sum(1 for d in acts if d.error)
+    table = Table(title=f"{env.task.id}: {args.agents} agents, llm {model}")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    for k, v in [
+        ("tests passing", f"{traj.tests_passed} / {traj.tests_total}"),
+        ("episode return (per agent)", f"{traj.collective_return:g}"),
+        ("virtual time", f"{traj.duration_s:.1f} s of {args.time_cap:g} s"),
+        ("ended", f"{traj.end} ({traj.end_reason})"),
+        ("actions / error observations", f"{len(acts)} / {errors}"),
+        ("tokens (all agents)", str(traj.tokens)),
+        ("wall time", f"{traj.wall_s:.1f} s"),
+    ]:
+        table.add_row(k, v)
+    console.print(table)
+    failed = [f"{a.name} ({a.error})" for a in traj.agents if a.end_reason == "agent_error"]
+    if failed:
+        console.print(f"agents that left on an error: {', '.join(failed)}")
     env.close()
     return 0

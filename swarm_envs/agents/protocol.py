@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from swarm_envs.core.config import DEFAULT_ROLE
 from swarm_envs.core.tools import TOOLS
+from swarm_envs.error import ConfigError
 
 
 class TaskInfo(BaseModel):
@@ -74,3 +75,19 @@ class Agent(Protocol):
     def act(self, observation: str, info: dict[str, Any]) -> Any:
         """The next action (or an awaitable of it), given the latest observation."""
         ...
+
+
+def parse_llm_spec(text: str) -> tuple[str, str]:
+    """The model and server of an LLM agent's flag form, `llm:MODEL@URL`.
+
+    For example `llm:Qwen/Qwen3-8B@http://localhost:8000/v1`; the model name may hold `@`
+    (the last one separates the URL).
+
+    Raises:
+        ConfigError: `text` is not of that form (the message shows it).
+    """
+    kind, _, rest = text.partition(":")
+    model, at, url = rest.rpartition("@")
+    if kind != "llm" or not at or not model or not url:
+        raise ConfigError(f"--agent {text!r}: expected llm:MODEL@URL")
+    return model, url

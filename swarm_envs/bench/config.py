@@ -44,6 +44,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from swarm_envs.agents.protocol import parse_llm_spec
 from swarm_envs.distributed import check_ray_address
 from swarm_envs.error import ConfigError, Error, close_matches, describe_invalid
 from swarm_envs.tasks import SUITES, Task, get_task, registered, resolve_tasks
@@ -143,8 +144,11 @@ class LLMAgents(_AgentSpec):
         default="OPENAI_API_KEY", description="environment variable holding the key"
     )
     context_tokens: int = Field(default=32_768, ge=256)
-    max_tokens: int = Field(default=1024, ge=1)
+    max_tokens: int = Field(default=512, ge=1)
     temperature: float | None = Field(default=None, ge=0)
+    stop: list[str] | None = Field(
+        default=None, description='stop sequences, e.g. ["</tool_call>"] for text-mode calls'
+    )
     timeout_s: float = Field(default=120.0, gt=0)
     max_retries: int = Field(default=2, ge=0)
 
@@ -381,9 +385,7 @@ def parse_agent(text: str) -> dict[str, Any]:
             )
         return {"kind": "scripted", "strategy": rest}
     if kind == "llm":
-        model, at, url = rest.rpartition("@")
-        if not at or not model or not url:
-            raise ConfigError(f"--agent {text!r}: expected llm:MODEL@URL")
+        model, url = parse_llm_spec(text)
         return {"kind": "llm", "model": model, "base_url": url}
     if kind == "import":
         return {"kind": "import", "factory": rest}

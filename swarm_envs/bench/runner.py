@@ -256,6 +256,7 @@ def make_agents(spec: AgentSpec, task: Task, n: int, seed: int) -> Sequence[Any]
             context_tokens=spec.context_tokens,
             max_tokens=spec.max_tokens,
             temperature=spec.temperature,
+            stop=spec.stop,
             timeout_s=spec.timeout_s,
             max_retries=spec.max_retries,
         )

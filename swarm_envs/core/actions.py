@@ -306,7 +306,8 @@ def _one_call(calls: Any, what: str) -> dict:
         raise ActionError(f"{what}: 'tool_calls' must be a list of tool calls")
     if not calls:
         raise ActionError(
-            f"{what} has no tool call; act with exactly one tool call ({_tool_list()})"
+            f"{what} has no tool call; act with exactly one tool call ({_tool_list()}); "
+            + _EXPECTED
         )
     if len(calls) > 1:
         names = [str((c.get("function") or {}).get("name", c.get("name"))) for c in calls]

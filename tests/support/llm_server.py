@@ -38,6 +38,7 @@ class Reply:
         usage: the usage to report; by default, 4 characters a token of the request
             and of the reply, plus `reasoning_tokens`.
         reasoning_tokens: hidden reasoning reported in the usage.
+        finish_reason: the reply's finish reason (default: "tool_calls" or "stop").
     """
 
     calls: list[tuple[str, dict | str]] = field(default_factory=list)
@@ -47,6 +48,7 @@ class Reply:
     body: str | None = None
     usage: dict | None = None
     reasoning_tokens: int = 0
+    finish_reason: str | None = None
 
 
 Script = Callable[[dict], Reply]
@@ -203,7 +205,7 @@ class ScriptedServer:
                 {
                     "index": 0,
                     "message": message,
-                    "finish_reason": "tool_calls" if calls else "stop",
+                    "finish_reason": reply.finish_reason or ("tool_calls" if calls else "stop"),
                 }
             ],
             "usage": usage,
