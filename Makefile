@@ -89,8 +89,8 @@ test-pytest-range:
 	done
 
 lint: $(DEV) layout
-	$(VENV)/bin/ruff check swarm_envs tasks sandboxes baselines benchmarks tests
-	$(VENV)/bin/ruff format --check swarm_envs tasks sandboxes baselines benchmarks tests
+	$(VENV)/bin/ruff check swarm_envs tasks sandboxes baselines benchmarks examples tests
+	$(VENV)/bin/ruff format --check swarm_envs tasks sandboxes baselines benchmarks examples tests
 	cd $(LAYOUT) && $(CURDIR)/$(VENV)/bin/mypy --config-file $(CURDIR)/pyproject.toml -p swarm_envs
 	cd $(LAYOUT) && PYTHONPATH=. $(CURDIR)/$(VENV)/bin/lint-imports --config $(CURDIR)/pyproject.toml
 

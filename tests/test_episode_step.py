@@ -81,7 +81,7 @@ def test_every_test_passing_ends_the_episode_after_one_fresh_run(make_episode):
     out = ep.step({0: write("NOTES.md", "done\n")})
     assert (out.end, out.reason, out.reward) == ("terminated", "all_tests_pass", 1)
     assert scorer.calls == ["count", "fresh"]  # the confirmation is the final count too
-    assert ep.agents[0].info["episode"]["r"] == len(RULES) == ep.view().total_reward
+    assert ep.agents[0].info["swarm_episode"]["r"] == len(RULES) == ep.view().total_reward
     assert ep.view().held_out_passed == 1
 
 
@@ -93,7 +93,7 @@ def test_the_last_reward_takes_back_a_forged_count(make_episode):
     out = ep.step({0: call("done", tokens=1)})
     assert out.reason == "all_done" and out.reward == -2
     info = ep.agents[0].info
-    assert info["episode"]["r"] == 0 and info["tests_passed"] == 0
+    assert info["swarm_episode"]["r"] == 0 and info["tests_passed"] == 0
     assert [f["kind"] for f in info["integrity"]] == ["final_recount"]
     view = ep.view()
     assert view.settled and view.recount is not None and view.recount["tests"] == GCD_TESTS

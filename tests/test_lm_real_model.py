@@ -177,7 +177,7 @@ def test_the_trainer_runs_with_the_grammar_and_the_format_reward(tiny, tmp_path)
                    max_new_tokens=40, tensorboard=False),
         log=lambda *_: None,
     )  # fmt: skip
-    m = out["metrics"]
+    m = out.metrics
     assert m["charts/valid_call_share"] > 0.5  # a random model, under the grammar
     assert m["shaping/format_bonus"] > 0
     assert m["losses/approx_kl"] < 1e-4  # the first minibatch: masked ratio 1
@@ -214,8 +214,8 @@ def test_one_update_end_to_end_on_smollm2(tmp_path, monkeypatch):
         tensorboard=False,
     )
     out = T.train(args, log=lambda *_: None)
-    m = out["metrics"]
-    assert out["updates"] == 1
+    m = out.metrics
+    assert out.updates == 1
     for key in ("losses/policy_loss", "losses/value_loss", "losses/approx_kl",
                 "losses/clipfrac", "charts/valid_call_share", "roles/agent/kl_init"):  # fmt: skip
         assert key in m and np.isfinite(m[key]), key

@@ -178,8 +178,9 @@ def test_without_user_namespaces_the_sandbox_refuses_naming_the_probe_and_the_fi
         shutil.rmtree(home, ignore_errors=True)
         shutil.rmtree(tmp, ignore_errors=True)
     msg = report["refused"]
-    assert "missing bubblewrap, filesystem_view, pid_namespace, network_namespace" in msg
-    assert "probe 'bubblewrap user namespace' failed" in msg
+    assert "So it lacks: bubblewrap, filesystem_view, pid_namespace, network_namespace" in msg
+    # The probe's own error comes first, before what is missing and the advice.
+    assert msg.index("probe 'bubblewrap user namespace' failed") < msg.index("So it lacks")
     for fix in ("user.max_user_namespaces", "AppArmor", 'sandbox="docker"', "ISOLATION"):
         assert fix in msg, fix
     # Asked for by name, the weak level runs, and says what it lacks.
@@ -240,5 +241,6 @@ def test_a_bubblewrap_that_cannot_run_is_refused_naming_it(monkeypatch, tmp_path
     with pytest.raises(SandboxError) as e:
         make_sandbox("local")
     msg = str(e.value)
-    assert "missing bubblewrap, filesystem_view" in msg, msg
+    assert "So it lacks: bubblewrap, filesystem_view" in msg, msg
+    assert msg.index("FileNotFoundError") < msg.index("So it lacks"), msg
     assert str(missing) in msg and "FileNotFoundError" in msg and 'sandbox="docker"' in msg

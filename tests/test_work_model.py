@@ -133,8 +133,8 @@ def test_invalid_work_models_name_the_field():
     task = swarm_envs.get_task("calc")
     with pytest.raises(ConfigError, match=r"work_model='chat': expected one of \['flat'"):
         make_team(task, 2, work_model="chat")
-    with pytest.raises(ConfigError, match="context_tokens=1000: with work_model='conversation'"):
-        make_team(task, 2, work_model="conversation", context_tokens=1000)
+    with pytest.raises(ConfigError, match="context_tokens=500: with work_model='conversation'"):
+        make_team(task, 2, work_model="conversation", context_tokens=500)
     with pytest.raises(ConfigError, match="tokens_per_char=0"):
         make_team(task, 2, work_model="conversation", tokens_per_char=0)
 

@@ -45,7 +45,7 @@ from swarm_envs.agents.conversation import (
     system_prompt,
 )
 from swarm_envs.agents.protocol import TaskInfo
-from swarm_envs.agents.replies import call_instructions, read_tool_call
+from swarm_envs.agents.replies import llm_instructions, read_tool_call
 from swarm_envs.core.actions import Action, Usage, tool_schemas
 from swarm_envs.error import AgentError
 
@@ -176,10 +176,8 @@ class LLMAgent:
         allowed = set(task_info.tools)
         self._tools = [t for t in tool_schemas() if t["function"]["name"] in allowed]
         instructions = self.instructions
-        if self.tools_in_prompt:  # braces in the tools' text are not format fields
-            instructions += "\n\n" + call_instructions(self._tools).replace("{", "{{").replace(
-                "}", "}}"
-            )
+        if self.tools_in_prompt:
+            instructions = llm_instructions(instructions, self._tools)
         self.conversation = Conversation(
             system_prompt(instructions, agent_name, task_info.agent_names, task_info.intro)
         )

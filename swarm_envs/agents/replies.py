@@ -133,6 +133,17 @@ def call_instructions(tools: Iterable[dict[str, Any]]) -> str:
     )
 
 
+def llm_instructions(instructions: str, tools: Iterable[dict[str, Any]]) -> str:
+    """An `LLMAgent`'s instructions with `call_instructions` appended.
+
+    The result is the system prompt's template: braces in the tools' text are escaped, so
+    they are not format fields. The scripted agents' conversation work model builds the
+    same prompt, so that what it predicts is what an `LLMAgent` sends.
+    """
+    listed = call_instructions(tools).replace("{", "{{").replace("}", "}}")
+    return f"{instructions}\n\n{listed}"
+
+
 # ---------------------------------------------------------------------------- objects
 
 

@@ -72,6 +72,7 @@ from swarm_envs.agents.conversation import (
     system_prompt,
 )
 from swarm_envs.agents.protocol import TaskInfo
+from swarm_envs.agents.replies import llm_instructions
 from swarm_envs.core.actions import estimate_tokens, tool_schemas
 from swarm_envs.core.channels import agent_name, agent_names
 from swarm_envs.core.text import truncation_marker
@@ -96,7 +97,7 @@ WORK_MODELS: tuple[str, ...] = get_args(WorkModel)
 #: counted by the test server and 0.27-0.30 by small BPE tokenizers (docs/bench.md)
 TOKENS_PER_CHAR = 0.25
 #: tokens an `LLMAgent` keeps free in its context for the reply (its default `max_tokens`)
-REPLY_TOKENS = 1024
+REPLY_TOKENS = 512
 
 Kind = Literal["coordinate", "read_own", "read", "edit", "test"]
 Edit = tuple[str, str, str]  # (path, old, new) of one edit_file
@@ -136,13 +137,15 @@ class ConversationCost:
         """A new conversation, as `LLMAgent.reset` starts it (all tools without `task_info`)."""
         self._intro = task_info.intro if task_info is not None else ""
         agents = list(task_info.agent_names) if task_info is not None else names
-        self.conversation = Conversation(
-            system_prompt(INSTRUCTIONS, agent_name, agents, self._intro)
-        )
         allowed = set(task_info.tools) if task_info is not None else None
         self.tools = [
             t for t in tool_schemas() if allowed is None or t["function"]["name"] in allowed
         ]
+        self.conversation = Conversation(
+            system_prompt(
+                llm_instructions(INSTRUCTIONS, self.tools), agent_name, agents, self._intro
+            )
+        )
 
     def observe(self, observation: str) -> int:
         """Add an observation; the prompt tokens of the request that would follow."""
