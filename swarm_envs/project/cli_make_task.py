@@ -99,7 +99,10 @@ def run(args: argparse.Namespace) -> int:
     layered = sum(1 for u in task.units if u.depends_on)
     console.print(
         f"wrote {task.root}: {len(task.units)} units ({layered} depend on others) of "
-        f"{result.candidates} functions the tests reach, in {sum(result.seconds.values()):.1f} s"
+        f"{result.candidates} functions the tests reach, in {sum(result.seconds.values()):.1f} s",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
     )
     for u in task.units[:20]:
         deps = f" (after {', '.join(u.depends_on)})" if u.depends_on else ""
