@@ -51,9 +51,9 @@ The package, by concern: `report` (what an evaluation says, test selection), `sn
 (the workspace by content hash, quotas), `collection` (the canonical node ids), `analysis`
 (static facts of a Python file), `graph` (the import graph), `keys` (the fast scorer's
 cache), `channel` (starting the worker and reading its records), `base`, `subprocess` and
-`fast` (the scorers), `runner` (`ProjectRunner`: the tests on any version of a project),
-`lru`, and `worker` (the modules that run inside the sandbox: guard, hardened code,
-reporter, fork server).
+`fast` (the scorers), `factory` (`make_scorer`), `runner` (`ProjectRunner`: the tests on
+any version of a project), `lru`, and `worker` (the modules that run inside the sandbox:
+guard, hardened code, reporter, fork server).
 
 Layer: above `swarm_envs.sandboxes` (used through the `Sandbox` interface only) and
 `swarm_envs.tasks`; below everything that makes instances or runs episodes. The worker
@@ -63,18 +63,13 @@ sandbox.
 
 from __future__ import annotations
 
-from swarm_envs.error import ConfigError
-from swarm_envs.sandboxes.base import Sandbox
-from swarm_envs.tasks import Task
-
 from .base import Scorer
 from .collection import Collection, collect_test_ids
 from .disk import hidden_paths
+from .factory import SCORER_KINDS, make_scorer
 from .fast import FastScorer
 from .report import TestReport, select_tests
 from .subprocess import SubprocessScorer
-
-SCORER_KINDS = ("fast", "subprocess")
 
 __all__ = [
     "SCORER_KINDS",
@@ -88,26 +83,3 @@ __all__ = [
     "make_scorer",
     "select_tests",
 ]
-
-
-def make_scorer(
-    task: Task, sandbox: Sandbox, *, kind: str = "fast", quota: object | None = None
-) -> Scorer:
-    """A scorer of `task` over `sandbox`'s workspace.
-
-    Args:
-        task: the task whose canonical tests count.
-        sandbox: the episode's sandbox (its `root` holds the agents' files).
-        kind: `"fast"` (fork servers, content-hash cache, per-file selection) or
-            `"subprocess"` (a fresh pytest process per evaluation).
-        quota: what the workspace may hold (a `swarm_envs.core.config.WorkspaceQuota`; default:
-            its defaults). Past it every test fails, and `Scorer.admit` refuses writes.
-
-    Raises:
-        ConfigError: unknown `kind`.
-    """
-    if kind == "fast":
-        return FastScorer(task, sandbox, quota=quota)
-    if kind == "subprocess":
-        return SubprocessScorer(task, sandbox, quota=quota)
-    raise ConfigError(f"scorer kind {kind!r} is unknown; choose one of {SCORER_KINDS}")
