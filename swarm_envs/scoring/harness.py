@@ -176,20 +176,26 @@ def require_records(found: dict[str, list[HarnessFile]], required: Iterable[str]
             )
 
 
-_installed: list[list[HarnessFile]] = []
+_own: list[list[HarnessFile]] = []
 
 
 def installed() -> list[HarnessFile]:
-    """`harness_files()` of this process, read once (about 0.1 s), after the range check.
+    """The files that decide outcomes: the scorer's private pytest and its own worker.
+
+    The private harness (`harness_env.harness_env()`: pytest and what it imports, built in
+    the cache on first use) and swarm-envs's `swarm_envs/scoring/` files, read once. The
+    interpreter's own pytest, if any, plays no part.
 
     Raises:
-        ScoringError: pytest is missing or outside `PYTEST_RANGE`.
+        ScoringError: the private harness cannot be built, or differs from its wheels.
     """
+    from .harness_env import harness_env  # built on this module's checks
+
+    env = harness_env()
     with _lock:
-        if not _installed:
-            check_pytest_version()
-            _installed.append(harness_files())
-        return _installed[0]
+        if not _own:
+            _own.append(harness_files(("swarm-envs",)))
+        return [*env.files, *_own[0]]
 
 
 def _sha256(path: pathlib.Path) -> str:
