@@ -119,6 +119,11 @@ def lock() -> tuple[str, ...]:
         ) from None
 
 
+def pinned_pytest() -> str:
+    """The pin of the harness's pytest (`pytest==9.2.0`), without building anything."""
+    return lock()[0].split(" ", 1)[0]
+
+
 def lock_digest(wheels: tuple[str, ...] | None = None) -> str:
     """A digest of a lock (default: `lock()`) and this Python's version: the folder's name."""
     h = hashlib.blake2b(digest_size=10)
