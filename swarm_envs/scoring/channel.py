@@ -15,7 +15,7 @@ from functools import cache
 from swarm_envs.sandboxes.base import Sandbox, ScoringHost, WorkerHandle
 from swarm_envs.tasks import Task
 
-from .harness_env import harness_env
+from .harness_env import built
 from .worker.protocol import Deframer
 
 #: the worker package's name inside the sandbox (underscored: no workspace module has it)
@@ -66,13 +66,13 @@ def show_harness(host: ScoringHost) -> str:
     """Show the sandbox's workers the scorer's private pytest (once per area); its path there.
 
     The harness (`harness_env.harness_env()`, built in the cache on first use and checked
-    against its wheels) is shown read-only: bound where the backend can, else put into
-    the area once (`ScoringHost.show`).
+    against its wheels, by every scorer as it starts: `canary.start`) is shown read-only:
+    bound where the backend can, else put into the area once (`ScoringHost.show`).
 
     Raises:
         ScoringError: the harness cannot be built, or differs from its wheels.
     """
-    env = harness_env()
+    env = built()  # checked in full once per process; the scorer checks it at each start
     with _shown_lock:
         known = _shown.get(host)
         if known is not None and known[0] == env.path:

@@ -2,21 +2,24 @@
 
 The scorer runs the task's tests with pytest, and its integrity guard relies on pytest
 internals, so the harness must be a pytest of the tested range (`harness.PYTEST_RANGE`).
-Taking it from the user's environment pins *their* pytest (`pytest>=8,<9.3` as a
-run-time dependency clashes with a project's own pytest); here the library owns it: the
-pinned wheels of `LOCK` (pytest at the top of the tested range and what it imports, each
-with its sha256) are installed once, on first use, into a folder of the cache
+Taking it from the user's environment would pin *their* pytest (a run-time dependency
+`pytest>=8,<9.3` clashes with a project's own pytest); here the library owns it: the
+pinned wheels of `lock()` (`LOCK`: pytest at the top of the tested range and what it
+imports, each with its sha256; `SWARM_ENVS_HARNESS_PYTEST=8.0.2` picks the low end's lock)
+are installed once, on first use, into a folder of the cache
 (`cache.folder("environments") / "scorer-harness-<lock digest>"`), with
 `pip --require-hashes --no-deps --only-binary=:all:` (no code of any sdist runs), into a
 temporary folder renamed into place when complete, under a lock so that concurrent
-processes build it once. Each later use checks every installed file against the sha256
-of its wheel's `RECORD` (`harness.verify`, memoised on the file's stat), so a damaged or
-altered harness raises `ScoringError`, as the installed one does.
+processes build it once. Offline, from a folder of the wheels: `harness_env(wheels=DIR)`
+or `SWARM_ENVS_HARNESS_WHEELS=DIR`. Each later use checks every installed file against
+the sha256 of its wheel's `RECORD` (`harness.verify`, memoised on the file's stat), so a
+damaged or altered harness raises `ScoringError` naming the file.
 
-`harness_env()` returns the folder and the digest of what it checked; a worker puts the
-folder first on its `sys.path`, ahead of the interpreter's site-packages. Measured by
-`benchmarks/bench_harness_env.py` (first use: download or wheel cache, install, check;
-later uses: the check alone).
+`harness_env()` returns the folder and the digest of what it checked. The sandbox shows
+the folder read-only to scoring workers (`channel.show_harness`, `ScoringHost.show`), which
+put it on `sys.path` ahead of the interpreter's site-packages before pytest is imported
+(`worker.settings.use_harness`). Measured by `benchmarks/bench_harness_env.py` (first use:
+download or wheel cache, install, check; a warm reset: the check and the showing).
 """
 
 from __future__ import annotations
@@ -164,6 +167,17 @@ def harness_env(*, wheels: str | os.PathLike[str] | None = None) -> HarnessEnv:
     with _lock:
         _checked[where] = env
     return env
+
+
+def built() -> HarnessEnv:
+    """The harness `harness_env()` gave this process, without checking its files again.
+
+    For callers that check them themselves right after (`harness.verify()`), or that
+    only need its folder; the first call of a process is `harness_env()`, checked in full.
+    """
+    with _lock:
+        known = _checked.get(location())
+    return known if known is not None else harness_env()
 
 
 def _files(where: pathlib.Path) -> list[harness.HarnessFile]:
