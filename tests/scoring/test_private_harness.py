@@ -100,8 +100,15 @@ HIDE_PYTEST = textwrap.dedent(
 
 
 @pytest.mark.timeout(900)
-@pytest.mark.parametrize("scorer", ["fast", "subprocess"])
-def test_a_python_without_pytest_scores_with_the_scorers_own(tmp_path, scorer):
+@pytest.mark.parametrize(
+    "scorer, isolation",
+    [("fast", "bwrap"), ("subprocess", "bwrap"), ("fast", "unshare")],
+)
+def test_a_python_without_pytest_scores_with_the_scorers_own(
+    tmp_path, monkeypatch, scorer, isolation
+):
+    # Shown by a read-only bind (a private view) or by links into the scoring area.
+    monkeypatch.setenv("SWARM_ENVS_SANDBOX_ISOLATION", isolation)
     python, site = bare_venv(tmp_path / "venv")
     (site / "hide_pytest.py").write_text(HIDE_PYTEST)
     shared = [p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)]
@@ -239,3 +246,23 @@ def test_the_harness_builds_from_a_folder_of_wheels_with_no_index(tmp_path):
     path, version, digest, _, _ = json.loads(built.stdout)
     assert version == harness_env().pytest
     assert digest == harness_env().digest  # the same files as the index gives
+
+
+@pytest.mark.parametrize("isolation", ["bwrap", "unshare"])
+def test_workers_see_the_harness_bound_or_linked_and_score_the_canary_right(isolation):
+    """A private view binds the harness; a weaker level links it into the scoring area."""
+    from swarm_envs.sandboxes import make_sandbox
+    from swarm_envs.scoring import canary
+    from swarm_envs.scoring.channel import show_harness
+
+    with make_sandbox("local", isolation=isolation) as sb:
+        host = sb.scoring_host()
+        inside = show_harness(host)
+        linked = host.dir / "harness" / "_pytest" / "reports.py"
+        if isolation == "bwrap":
+            assert inside == "/harness" and not linked.exists()
+        else:
+            assert inside == f"{host.inside_dir}/harness" and linked.is_file()
+            assert linked.read_bytes() == (harness_env().path / "_pytest/reports.py").read_bytes()
+        results, findings = canary.run(host, sb, "once")
+    assert canary.judge(results, findings) == []
