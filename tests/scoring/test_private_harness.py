@@ -266,3 +266,29 @@ def test_workers_see_the_harness_bound_or_linked_and_score_the_canary_right(isol
             assert linked.read_bytes() == (harness_env().path / "_pytest/reports.py").read_bytes()
         results, findings = canary.run(host, sb, "once")
     assert canary.judge(results, findings) == []
+
+
+PROBE = (
+    "import sys; sys.path.insert(0, sys.argv[1]); import pytest, _pytest.reports, pluggy; "
+    "print(pytest.__version__, _pytest.reports.__file__, pluggy.__file__)"
+)
+
+
+@pytest.mark.timeout(900)
+def test_every_backend_shows_its_workers_the_harness(sandbox_backend):
+    """Workers of each backend import pytest from where `show_harness` says it is."""
+    from swarm_envs.sandboxes import make_sandbox
+    from swarm_envs.scoring.channel import show_harness
+
+    with make_sandbox(sandbox_backend) as sb:
+        host = sb.scoring_host()
+        inside = show_harness(host)
+        handle = host.start_worker([host.python, "-I", "-c", PROBE, inside])
+        try:
+            handle.stdin.close()
+            out = handle.stdout.read()
+        finally:
+            handle.kill()
+    version, reports, plugin = out.decode().split()
+    assert version == harness_env().pytest, out
+    assert reports.startswith(inside + "/") and plugin.startswith(inside + "/"), out
