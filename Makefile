@@ -74,17 +74,15 @@ test-long: $(DEV) $(DOCKER)
 # scoring tests at both ends of the pinned pytest range.
 test-all: lint test test-slow test-pytest-range
 
-# The scoring and red-team tests (tests/scoring) at both ends of the pytest range that
-# pyproject.toml pins (swarm_envs.scoring.harness.PYTEST_RANGE), each in a virtual
-# environment of its own under build/: the integrity guard relies on pytest internals.
+# The scoring and red-team tests (tests/scoring) with the scorer's private pytest at each
+# end of the range the guard is tested with (swarm_envs.scoring.harness.PYTEST_RANGE): its
+# harness is pinned per end (harness_env.LOCKS), picked by SWARM_ENVS_HARNESS_PYTEST and
+# built in the cache on first use. The suite itself runs on the dev environment's pytest.
 PYTEST_ENDS ?= 8.0.2 9.2.0
-test-pytest-range:
+test-pytest-range: $(DEV)
 	@for v in $(PYTEST_ENDS); do \
-	  echo "== pytest $$v"; \
-	  test -x build/pytest-$$v/bin/python || $(PYTHON) -m venv build/pytest-$$v || exit 1; \
-	  build/pytest-$$v/bin/pip install -q -e '.[docker]' "pytest==$$v" \
-	    "pytest-timeout>=2.2" "pytest-xdist>=3.5" "hypothesis>=6.90" || exit 1; \
-	  build/pytest-$$v/bin/python -m pytest -q -m "not slow and not long" $(XDIST) \
+	  echo "== the scorer's pytest $$v"; \
+	  SWARM_ENVS_HARNESS_PYTEST=$$v $(PY) -m pytest -q -m "not slow and not long" $(XDIST) \
 	    tests/scoring || exit 1; \
 	done
 

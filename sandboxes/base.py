@@ -191,6 +191,27 @@ class ScoringHost(abc.ABC):
         """The tail of the workers' stderr, for error messages."""
         return ""
 
+    def show(self, name: str, folder: pathlib.Path) -> str:
+        """Show the host `folder` read-only to the workers started after this call.
+
+        What every worker of the sandbox reads but nobody may change (the scorer's private
+        pytest): agents' commands never see it. This default puts it into the area, at
+        `name/` (hard links where the area shares the folder's filesystem, else a copy,
+        once per sandbox); a backend that can bind it (the local sandbox's private view)
+        shows it without copying.
+
+        Returns:
+            The folder's path as the workers see it.
+        """
+        self.remove_tree(name)
+        dest = self.dir / name
+        try:
+            shutil.copytree(folder, dest, copy_function=os.link)
+        except OSError:  # another filesystem, or links refused: copy the bytes
+            self.remove_tree(name)
+            shutil.copytree(folder, dest)
+        return f"{self.inside_dir}/{name}"
+
 
 class Sandbox(abc.ABC):
     """One episode's workspace and the processes that run in it.

@@ -2,8 +2,8 @@
 
 No image registry is needed: the base is a Debian root filesystem that `debootstrap` makes
 from the Debian mirror that apt uses (`--variant=minbase --include=python3`), loaded with
-`docker import`; pytest (the host's version, with its dependencies pinned to the host's
-versions too) comes from wheels that `pip download` fetches on the host and copies into the
+`docker import`; pytest (`IMAGE_PYTEST`: the pins of the scorer's harness, for agents'
+commands) comes from wheels that `pip download` fetches on the host and copies into the
 build context of `sandboxes/image/Dockerfile`. The build itself runs without network.
 
 Everything is keyed by content, so a rebuild happens only when an input changes:
@@ -75,7 +75,7 @@ class Recipe:
     Attributes:
         suite: the Debian (or Ubuntu) release to bootstrap, e.g. `bookworm`.
         mirror: the archive to bootstrap from, e.g. `http://deb.debian.org/debian`.
-        requirements: pinned requirements of the wheels (`pytest==9.2.0`, its dependencies).
+        requirements: pinned requirements of the wheels (`IMAGE_PYTEST` and pip).
     """
 
     suite: str
@@ -106,7 +106,7 @@ def _key(parts: dict[str, Any]) -> str:
 
 
 def host_recipe() -> Recipe:
-    """The recipe this host gives: its release, its apt mirror, its pytest.
+    """The recipe this host gives: its release and apt mirror, and the image's pinned wheels.
 
     Raises:
         BackendUnavailable: the host has no apt mirror or release name to start from.
@@ -165,31 +165,22 @@ def _main_mirror(name: str, text: str, suite: str) -> str:
     return ""
 
 
+#: pytest and what it imports, for agents' commands in the container (`python -m pytest`):
+#: the pins of the scorer's own harness (`swarm_envs.scoring.harness_env.LOCK`, a test
+#: checks that they agree), whatever the host has. The scoring worker does not use them:
+#: it is shown the scorer's private pytest, checked against its wheels.
+IMAGE_PYTEST = (
+    "iniconfig==2.3.1",
+    "packaging==26.4",
+    "pluggy==1.7.0",
+    "pygments==2.21.0",
+    "pytest==9.2.0",
+)
+
+
 def _pinned_requirements() -> tuple[str, ...]:
-    """The pinned wheels: the host's pytest and each dependency it needs on Linux, at host versions.
-
-    The scoring worker runs the same pytest inside the container as the host collects with.
-    """
-    from packaging.requirements import Requirement
-
-    # The container's Python is the suite's; the Dockerfile checks that pytest imports.
-    env = {"sys_platform": "linux", "platform_system": "Linux", "os_name": "posix"}
-    out = {"pytest": importlib.metadata.version("pytest")}
-    todo = ["pytest"]
-    while todo:
-        for raw in importlib.metadata.requires(todo.pop()) or []:
-            req = Requirement(raw)
-            if req.marker is not None and not req.marker.evaluate(env):
-                continue
-            name = req.name.lower()
-            if name not in out:
-                try:
-                    out[name] = importlib.metadata.version(name)
-                except importlib.metadata.PackageNotFoundError:
-                    continue
-                todo.append(name)
-    out["pip"] = importlib.metadata.version("pip")
-    return tuple(f"{name}=={version}" for name, version in sorted(out.items()))
+    """The pinned wheels of the image: `IMAGE_PYTEST`, and pip (the host's) to install them."""
+    return tuple(sorted((*IMAGE_PYTEST, f"pip=={importlib.metadata.version('pip')}")))
 
 
 # ------------------------------------------------------------------------- building

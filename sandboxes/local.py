@@ -453,6 +453,7 @@ class LocalScoringHost(ScoringHost):
         self.inside_dir = SCORING_INSIDE if bw else str(self.dir)
         self.python = interpreter()
         self.worker_owns_pid_namespace = bool(sandbox.protections.get("pid_namespace"))
+        self._shown: dict[str, Mount] = {}
 
     def _alive(self) -> None:
         # Writing into a closed sandbox would recreate its directory on the host.
@@ -466,10 +467,23 @@ class LocalScoringHost(ScoringHost):
     def remove_tree(self, rel: str) -> None:
         force_rmtree(self.dir / rel)
 
+    def show(self, name: str, folder: pathlib.Path) -> str:
+        """With a private view, a read-only bind at `/NAME` (no copy); else `ScoringHost.show`.
+
+        Without one, workers see host paths as their uid may: the folder is put into the
+        area, which that uid can read.
+        """
+        self._alive()
+        if self.sandbox.isolation != "bwrap":
+            return super().show(name, folder)
+        inside = f"/{name}"
+        self._shown[name] = Mount(pathlib.Path(folder), inside)
+        return inside
+
     def start_worker(self, argv: Sequence[str], *, long_lived: bool = False) -> WorkerHandle:
         self._alive()
         bw = self.sandbox.isolation == "bwrap"
-        mounts = [Mount(self.dir, self.inside_dir)] if bw else []
+        mounts = [Mount(self.dir, self.inside_dir), *self._shown.values()] if bw else []
         log = open(self.sandbox.private_dir / "worker.log", "ab")  # noqa: SIM115 - closed below
         # A fork server and its children share one cgroup: room for two concurrent
         # evaluations plus the server. Each child sets its own CPU and address-space limits.

@@ -265,15 +265,16 @@ def _confinement(
 
 
 def _python_check() -> list[str]:
-    """A command that prints `ok` when this Python runs, finds its prefix and reads pytest.
+    """A command that prints `ok` when this Python runs, finds its prefix and reads its library.
 
     Through a shell, as commands run: an interpreter that cannot read its prefix falls
-    back to another one's. It reads pytest's files rather than importing pytest: a first
-    reset waits for it.
+    back to another one's. It reads files of the standard library rather than importing
+    more: a first reset waits for it. (The scorer's pytest is its own, shown to workers
+    apart: the interpreter needs none.)
     """
     check = (
         "import sys, importlib.util as u; "
-        "[open(u.find_spec(m).origin, 'rb').close() for m in ('pytest', '_pytest', 'pluggy')]; "
+        "[open(u.find_spec(m).origin, 'rb').close() for m in ('json', 'encodings', 'sysconfig')]; "
         f"print('ok' if sys.base_prefix == {sys.base_prefix!r} else 'other prefix: ' "
         "+ sys.base_prefix)"
     )

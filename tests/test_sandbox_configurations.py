@@ -35,6 +35,7 @@ from sandbox_support import host_state
 import swarm_envs
 from swarm_envs.sandboxes.launch import bundled_bwrap
 from swarm_envs.sandboxes.probe import REQUIRED
+from swarm_envs.scoring.harness_env import harness_env
 
 SUPPORT = pathlib.Path(__file__).with_name("sandbox_support.py")
 #: a uid that no account uses (the unprivileged user of these tests)
@@ -168,9 +169,24 @@ def test_an_unprivileged_user_with_the_bundled_bubblewrap_is_confined():
 
 
 @needs_root
+def _user_cache(home: str) -> str:
+    """A cache folder of the user's own, holding a copy of the scorer's pytest (no index).
+
+    The session's cache is root's: another user finds its own, as it would on any machine.
+    """
+    built = harness_env().path
+    cache = pathlib.Path(home) / "cache"
+    copy = cache / "environments" / built.name
+    shutil.copytree(built, copy)
+    for p in (cache, cache / "environments", copy, *copy.rglob("*")):
+        os.lchown(p, USER, USER)
+    return str(cache)
+
+
 def test_without_user_namespaces_the_sandbox_refuses_naming_the_probe_and_the_fixes():
     home, tmp = _user_home()
-    env = {**_base_env(home), "TMPDIR": tmp}
+    # Its resets score: a cache of its own, with the scorer's pytest.
+    env = {**_base_env(home), "TMPDIR": tmp, "SWARM_ENVS_CACHE": _user_cache(home)}
     opts = {"name": "no user namespaces", "uid": USER, "no_userns": True, "env": env}
     try:
         report = _run(opts, home)

@@ -237,13 +237,15 @@ def main(config_path: str) -> None:
     with open(config_path) as f:
         cfg = json.load(f)
     root = os.getcwd()
+    at = next(
+        (i for i, p in enumerate(sys.path) if p.endswith(("site-packages", "dist-packages"))),
+        len(sys.path),
+    )
     site = cfg.get("site")
     if site:
-        at = next(
-            (i for i, p in enumerate(sys.path) if p.endswith(("site-packages", "dist-packages"))),
-            len(sys.path),
-        )
         sys.path.insert(at, os.path.join(root, site))
+    if cfg.get("harness"):  # the scorer's own pytest, ahead of the task's and the installed
+        sys.path.insert(at, os.path.join(root, cfg["harness"]))
     sys.path.insert(0, root)  # the project first, as `python -m pytest` from its root
     # Processes the tests start see the project and its environment, as under the scorer.
     os.environ["PYTHONPATH"] = os.pathsep.join(

@@ -12,17 +12,20 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from swarm_envs.error import ProjectError
 from swarm_envs.sandboxes import SandboxLimits, make_sandbox
+from swarm_envs.scoring.harness_env import harness_env
 from swarm_envs.tasks import Task, task_roots
 
 _SCRIPT = Path(__file__).with_name("_profile_run.py")
 _DIR = ".make-task"
 _RUNNER = "_make_task_profile.py"
+_NOT_HARNESS = shutil.ignore_patterns("__pycache__", ".complete")
 
 Location = tuple[str, int]
 
@@ -88,7 +91,11 @@ def profile_reference(task: Task, *, timeout_s: float | None = None) -> Referenc
             p = work / "site" / rel
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_bytes(data)
+        # The scorer's own pytest, as scoring runs it (copied: the workspace is the agent
+        # uid's, and handing it over would change the cache's files through links).
+        shutil.copytree(harness_env().path, work / "harness", ignore=_NOT_HARNESS)
         config = {
+            "harness": f"{_DIR}/harness",
             "ini": f"{_DIR}/pytest.ini",
             "targets": list(spec.paths),
             "deselect": list(spec.deselect),

@@ -29,6 +29,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from swarm_envs.error import RequirementsError
 from swarm_envs.project.declared import Declared, is_tooling, normal
 from swarm_envs.project.layout import Note
+from swarm_envs.scoring.harness_env import pinned_pytest
 from swarm_envs.tasks.environment import pip
 
 _WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(-\d[^-]*)?-[^-]+-[^-]+-[^-]+\.whl$")
@@ -237,7 +238,8 @@ def _exact_pin(spec: str) -> bool:
 
 
 def _scorer_pytest() -> str:
-    return f"pytest=={importlib.metadata.version('pytest')}"
+    """The pytest the scorer runs tests with: its private harness's, whatever is installed."""
+    return pinned_pytest()
 
 
 def _wheels_in(wheels: Path) -> list[re.Match[str]]:

@@ -36,7 +36,15 @@ from swarm_envs.error import SandboxError, ScoringError
 from swarm_envs.sandboxes.base import Sandbox, ScoringHost
 
 from . import harness
-from .channel import Channel, _worker_files, limits_for_children, run_once, send, worker_argv
+from .channel import (
+    Channel,
+    _worker_files,
+    limits_for_children,
+    run_once,
+    send,
+    show_harness,
+    worker_argv,
+)
 from .disk import where
 from .worker.protocol import RunState
 
@@ -247,7 +255,8 @@ def install(host: ScoringHost, folder: str) -> tuple[str, str]:
     """
     bin_dir, tree = f"{folder}/bin", f"{folder}/tree"
     bin_files = {**_worker_files(), "pytest.ini": _INI}
-    bin_files["task.json"] = json.dumps(_SETTINGS, sort_keys=True).encode()
+    settings = {**_SETTINGS, "harness": show_harness(host)}
+    bin_files["task.json"] = json.dumps(settings, sort_keys=True).encode()
     host.sync(bin_dir, bin_files)
     host.sync(tree, {rel: text.encode() for rel, text in PROJECT.items()})
     return bin_dir, tree

@@ -7,28 +7,41 @@ import json
 import os
 import pathlib
 import select
+import threading
 import time
+import weakref
 from functools import cache
 
 from swarm_envs.sandboxes.base import Sandbox, ScoringHost, WorkerHandle
 from swarm_envs.tasks import Task
 
+from .harness_env import built
 from .worker.protocol import Deframer
 
 #: the worker package's name inside the sandbox (underscored: no workspace module has it)
 PACKAGE = "_swarm_worker"
 _WORKER_DIR = pathlib.Path(__file__).with_name("worker")
+#: the name under which a sandbox shows workers the scorer's private pytest
+HARNESS = "harness"
 # `python -I` puts no script directory on sys.path: add ours for the import, then take it
 # off again, so that no module of the workspace can be shadowed by a file of ours. The
-# process first re-executes itself under the task's hash seed (`settings.pin_process`).
+# process first re-executes itself under the task's hash seed (`settings.pin_process`),
+# then puts the scorer's private pytest ahead of the installed packages
+# (`settings.use_harness`) before anything imports pytest.
 BOOTSTRAP = b"""import os, sys
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _swarm_worker.settings import pin_process
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+from _swarm_worker.settings import pin_process, use_harness
 pin_process(os.path.abspath(__file__))
+use_harness()
 from _swarm_worker.main import main
-del sys.path[0]
+sys.path.remove(here)
 main(sys.argv[1:])
 """
+_shown: weakref.WeakKeyDictionary[ScoringHost, tuple[pathlib.Path, str]] = (
+    weakref.WeakKeyDictionary()
+)
+_shown_lock = threading.Lock()
 
 
 @cache
@@ -49,16 +62,38 @@ def task_settings(task: Task) -> dict:
     }
 
 
+def show_harness(host: ScoringHost) -> str:
+    """Show the sandbox's workers the scorer's private pytest (once per area); its path there.
+
+    The harness (`harness_env.harness_env()`, built in the cache on first use and checked
+    against its wheels, by every scorer as it starts: `canary.start`) is shown read-only:
+    bound where the backend can, else put into the area once (`ScoringHost.show`).
+
+    Raises:
+        ScoringError: the harness cannot be built, or differs from its wheels.
+    """
+    env = built()  # checked in full once per process; the scorer checks it at each start
+    with _shown_lock:
+        known = _shown.get(host)
+        if known is not None and known[0] == env.path:
+            return known[1]
+        inside = host.show(HARNESS, env.path)
+        _shown[host] = (env.path, inside)
+        return inside
+
+
 def install_worker(host: ScoringHost, task: Task) -> None:
     """Copy the worker, the task's settings and its environment into the scoring area's `bin/`.
 
-    pytest runs with the task's own settings (`[tests.ini]`), never the workspace's. The
-    task's third-party packages (its `requires`, installed beforehand) are read-only there.
+    pytest runs with the task's own settings (`[tests.ini]`), never the workspace's, and is
+    the scorer's private one (`show_harness`). The task's third-party packages (its
+    `requires`, installed beforehand) are read-only there.
 
     Raises:
         RequirementsError: the task's requirements cannot be installed.
+        ScoringError: the scorer's private pytest cannot be built, or was altered.
     """
-    settings = task_settings(task)
+    settings = {**task_settings(task), "harness": show_harness(host)}
     site = {f"site/{rel}": data for rel, data in task.site_files().items()}
     if not site:
         settings["site"] = None

@@ -8,7 +8,10 @@ of them was altered (a command that once ran without confinement appended code t
 damaged reporter fails every test, and a damaged guard might pass them. So before a
 process scores for the first time (`verify`), every installed file of those distributions
 is compared with the sha256 that its wheel's `RECORD` lists (`importlib.metadata`); a file
-that differs or is missing raises `ScoringError` naming it, never a zero.
+that differs or is missing raises `ScoringError` naming it, never a zero. The pytest that
+scores is the scorer's own (`harness_env`: a private environment in the cache, shown
+read-only to the workers), never the interpreter's: `installed()` is its files and the
+scorer's.
 
 What this assumes, and what it costs:
 
@@ -26,8 +29,8 @@ What this assumes, and what it costs:
   for its own files: `swarm_envs` is then its own reference (its scorer source is part of
   the cache keys anyway), and only the third-party distributions are checked.
 - **The tested pytest range.** The guard relies on pytest internals (class names, private
-  modules), so a pytest outside `PYTEST_RANGE` (the range `pyproject.toml` pins, the one
-  the scoring and red-team tests run at both ends of) is refused with the same error.
+  modules), so a harness whose pytest is outside `PYTEST_RANGE` (the range the scoring and
+  red-team tests run at both ends of: `harness_env.LOCKS`) is refused with the same error.
 
 `digest()` is a digest of every checked file (their `RECORD` lines, which the check has
 just matched): the on-disk cache keys include it, so an entry made with one harness is
@@ -47,7 +50,7 @@ from dataclasses import dataclass
 
 from swarm_envs.error import ScoringError
 
-#: the pytest releases the guard is tested with (pyproject.toml pins the same range)
+#: the pytest releases the guard is tested with (`harness_env.LOCKS` pins one at each end)
 PYTEST_RANGE = ("8.0", "9.3")
 #: the distributions whose installed files decide outcomes: pytest and what it imports
 #: (pygments for its reports; before 3.11 the backports; a missing one is skipped), and
@@ -176,20 +179,26 @@ def require_records(found: dict[str, list[HarnessFile]], required: Iterable[str]
             )
 
 
-_installed: list[list[HarnessFile]] = []
+_own: list[list[HarnessFile]] = []
 
 
 def installed() -> list[HarnessFile]:
-    """`harness_files()` of this process, read once (about 0.1 s), after the range check.
+    """The files that decide outcomes: the scorer's private pytest and its own worker.
+
+    The private harness (`harness_env.harness_env()`: pytest and what it imports, built in
+    the cache on first use) and swarm-envs's `swarm_envs/scoring/` files, read once. The
+    interpreter's own pytest, if any, plays no part.
 
     Raises:
-        ScoringError: pytest is missing or outside `PYTEST_RANGE`.
+        ScoringError: the private harness cannot be built, or differs from its wheels.
     """
+    from .harness_env import built  # that module builds on this one's checks
+
+    env = built()  # its files are checked by the caller, `verify`
     with _lock:
-        if not _installed:
-            check_pytest_version()
-            _installed.append(harness_files())
-        return _installed[0]
+        if not _own:
+            _own.append(harness_files(("swarm-envs",)))
+        return [*env.files, *_own[0]]
 
 
 def _sha256(path: pathlib.Path) -> str:

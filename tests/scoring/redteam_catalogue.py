@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 
 import swarm_envs
 from swarm_envs.scoring import harness
+from swarm_envs.scoring.harness_env import harness_env
 
 STUBS = """
 def tokenize(text):
@@ -1072,11 +1073,15 @@ def _tree_digest(root: pathlib.Path) -> str:
 def _packages() -> dict[str, str]:
     """Digests of the installed harness, file by file, and of swarm_envs' own packages."""
     out = {}
-    for hf in harness.harness_files():
-        try:
-            out[f"{hf.distribution}:{hf.rel}"] = hashlib.sha256(hf.path.read_bytes()).hexdigest()
-        except OSError:
-            out[f"{hf.distribution}:{hf.rel}"] = "missing"
+    # The interpreter's pytest (what agents' commands see) and the scorer's own.
+    both = [("", harness.harness_files()), ("scorer's ", harness_env().files)]
+    for whose, files in both:
+        for hf in files:
+            key = f"{whose}{hf.distribution}:{hf.rel}"
+            try:
+                out[key] = hashlib.sha256(hf.path.read_bytes()).hexdigest()
+            except OSError:
+                out[key] = "missing"
     import swarm_envs.sandboxes
     import swarm_envs.tasks
 

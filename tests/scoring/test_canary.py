@@ -1,8 +1,9 @@
 """A scorer that knows when it is broken: the harness's digests, the pytest range, the canary.
 
-The damaged harnesses are real: a small virtual environment of its own, made in the test,
-holding a copy of pytest (its files and its dist-info, RECORD included) ahead of the
-shared environment's packages, whose copy is then altered. The shared environment is never
+The damage is real: a copy of pytest (its files and its dist-info, RECORD included) that
+the test alters, a small virtual environment of its own whose pytest is altered (the
+scorer does not use it: its pytest is its own, `harness_env`), or whose start-up installs an
+import hook that makes the scorer's pytest misreport. The shared environment is never
 written.
 """
 
@@ -19,8 +20,9 @@ import swarm_envs
 from swarm_envs.error import ScoringError
 from swarm_envs.sandboxes import make_sandbox
 from swarm_envs.scoring import canary, harness
+from swarm_envs.scoring.harness_env import harness_env
 
-from .venv_copy import copy_distributions, harness_venv, run_in
+from .venv_copy import cache_with_harness, copy_distributions, harness_venv, run_in
 
 PYTEST_VERSION = importlib.metadata.version("pytest")
 
@@ -35,11 +37,14 @@ def test_a_distribution_without_its_record_cannot_be_checked():
     harness.require_records({"swarm-envs": []}, [])  # an editable checkout: nothing to check
 
 
-def test_the_installed_harness_matches_its_wheels():
+def test_the_harness_checked_is_the_private_one_and_the_scorers_own_files():
     files = harness.installed()
     names = {f.rel for f in files}
     assert "_pytest/reports.py" in names and "pytest/__init__.py" in names
     assert any(f.distribution == "pluggy" for f in files)
+    private = harness_env().path
+    third_party = [f for f in files if f.distribution != "swarm-envs"]
+    assert third_party and all(f.path.is_relative_to(private) for f in third_party)
     assert harness.verify() == harness.digest(files)
 
 
@@ -90,15 +95,6 @@ def test_the_pytest_range(version, ok):
             harness.check_pytest_version(version)
 
 
-def test_the_range_is_the_one_pyproject_pins():
-    import tomllib
-
-    root = pathlib.Path(__file__).resolve().parents[2]
-    deps = tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
-    low, high = harness.PYTEST_RANGE
-    assert f"pytest>={low},<{high}" in deps
-
-
 @pytest.mark.parametrize("mode", ["once", "serve"])
 def test_the_canary_is_judged_right_in_each_mode(mode):
     with make_sandbox("local") as sb:
@@ -147,37 +143,69 @@ RESET = textwrap.dedent(
 
 
 def _reset_in(python: pathlib.Path, scorer: str) -> str:
-    return run_in(python, RESET, scorer)
+    cache = python.parents[2] / "cache"
+    if not cache.is_dir():
+        cache_with_harness(cache)
+    return run_in(python, RESET, scorer, cache=cache)
 
 
 @pytest.mark.timeout(900)
-def test_a_venv_whose_reports_py_was_altered_fails_the_first_reset(tmp_path):
+def test_a_venv_whose_own_pytest_was_altered_still_scores(tmp_path):
+    """The interpreter's pytest is not the harness: damage to it changes no score."""
     python, site = _venv(tmp_path)
-    assert "reset fine" in _reset_in(python, "fast")  # the copy itself is sound
     reports = site / "_pytest" / "reports.py"
     reports.write_text(reports.read_text() + "\n\ndef _appended():\n    pass\n")
     out = _reset_in(python, "fast")
-    assert str(site) in out  # the copy was the pytest in use
-    assert (
-        f"ScoringError: the installed `_pytest/reports.py` differs from pytest "
-        f"{PYTEST_VERSION}'s wheel" in out
-    ), out
+    assert str(site) in out  # the copy is this Python's pytest
+    assert "reset fine" in out, out
 
 
-# Code that every Python of the venv runs at start-up (a `.pth` of some other package):
-# every passing report of a test's call becomes a failure. No harness file changes.
-FAIL_EVERYTHING = (
-    "import _pytest.reports as _r; _f = _r.TestReport.from_item_and_call.__func__; "
-    "_r.TestReport.from_item_and_call = classmethod(lambda cls, item, call: "
-    "(lambda rep: (setattr(rep, 'outcome', 'failed') if rep.when == 'call' else None, rep)[1])"
-    "(_f(cls, item, call)))"
+# Code that every Python of the venv runs at start-up (a `.pth` of some other package): an
+# import hook that, whenever `_pytest.reports` is loaded (the scorer's own, later), makes
+# every passing report of a test's call a failure. No harness file changes.
+MISJUDGE = textwrap.dedent(
+    """
+    import sys
+    from importlib.machinery import PathFinder
+
+
+    def _fail_calls(module):
+        f = module.TestReport.from_item_and_call.__func__
+
+        def from_item_and_call(cls, item, call):
+            rep = f(cls, item, call)
+            if rep.when == "call":
+                rep.outcome = "failed"
+            return rep
+
+        module.TestReport.from_item_and_call = classmethod(from_item_and_call)
+
+
+    class Hook:
+        def find_spec(self, name, path=None, target=None):
+            if name != "_pytest.reports":
+                return None
+            spec = PathFinder.find_spec(name, path, target)
+            run = spec.loader.exec_module
+
+            def exec_module(module):
+                run(module)
+                _fail_calls(module)
+
+            spec.loader.exec_module = exec_module
+            return spec
+
+
+    sys.meta_path.insert(0, Hook())
+    """
 )
 
 
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("scorer", ["fast", "subprocess"])
 def test_a_harness_that_misjudges_fails_the_first_reset(tmp_path, scorer):
-    python, _ = _venv(tmp_path, pth=FAIL_EVERYTHING)
+    python, site = _venv(tmp_path, pth="import misjudge_hook")
+    (site / "misjudge_hook.py").write_text(MISJUDGE)
     out = _reset_in(python, scorer)
     assert "ScoringError:" in out and "misjudged its canary project" in out, out
     assert "test_pass " in out, out  # named: it failed, or had no outcome at all

@@ -57,14 +57,57 @@ def harness_venv(root: pathlib.Path, pth: str = "") -> tuple[pathlib.Path, pathl
     return root / "bin" / "python", site
 
 
-def run_in(python: pathlib.Path, code: str, *args: str, timeout: float = 900) -> str:
-    """Run `code` with the venv's Python (no scoring cache on disk); its stdout.
+def bare_venv(
+    root: pathlib.Path, *, shared_pytest: bool = False
+) -> tuple[pathlib.Path, pathlib.Path]:
+    """A new venv at `root` with the shared environment's packages after its own (none).
+
+    Inside a sandbox only the venv's own site-packages exist (the shared ones are not
+    shown): there, this Python has no pytest, unless `shared_pytest` copies the shared
+    environment's pytest and its dependencies into the venv. Returns its Python and its
+    site-packages.
+    """
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, timeout=120
+    )
+    site = next(root.glob("lib/python*/site-packages"))
+    if shared_pytest:
+        copy_distributions(site, tuple(d for d in harness.DISTRIBUTIONS if d != "swarm-envs"))
+    shared = [p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)]
+    lines = [f"import site; site.addsitedir({p!r})" for p in shared]
+    (site / "zz_shared.pth").write_text("\n".join(lines) + "\n")
+    return root / "bin" / "python", site
+
+
+def cache_with_harness(dest: pathlib.Path) -> pathlib.Path:
+    """A cache folder at `dest` holding a copy of this session's private harness; the copy.
+
+    A process given it finds the scorer's pytest built (no index needed) and may damage it.
+    """
+    from swarm_envs.scoring.harness_env import harness_env
+
+    built = harness_env().path
+    copy = dest / "environments" / built.name
+    shutil.copytree(built, copy)
+    return copy
+
+
+def run_in(
+    python: pathlib.Path,
+    code: str,
+    *args: str,
+    timeout: float = 900,
+    cache: pathlib.Path | None = None,
+) -> str:
+    """Run `code` with the venv's Python; its stdout.
+
+    `cache`: the process's cache folder (default: none on disk, `SWARM_ENVS_CACHE=off`).
 
     Raises:
         AssertionError: it exited with an error (its stderr's tail is the message).
     """
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    env["SWARM_ENVS_CACHE"] = "off"
+    env["SWARM_ENVS_CACHE"] = str(cache) if cache is not None else "off"
     out = subprocess.run(
         [str(python), "-c", code, *args], capture_output=True, text=True, timeout=timeout, env=env
     )

@@ -33,6 +33,8 @@ import sys
 import sysconfig
 import types
 
+from . import settings as _settings
+
 DONE_EVENT = "swarm_envs.done"
 FINDING_EVENT = "swarm_envs.finding"
 PARAM = "__swarm__"
@@ -57,6 +59,8 @@ TRUSTED_PREFIXES: tuple[str, ...] = tuple(
         | {os.path.dirname(os.path.realpath(__file__)) + os.sep}
         # The task's own third-party packages, installed by the host (`settings.site_dir`).
         | {os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "site", "")}
+        # The scorer's private pytest, as the sandbox shows it (`settings.harness_dir`).
+        | {os.path.realpath(h) + os.sep for h in (_settings.harness_dir(),) if h}
     )
 ) + ("<frozen ",)
 

@@ -9,6 +9,8 @@ Standard library only: `pin_process` runs in the bootstrap, before pytest is imp
 - `deselect`: node ids or prefixes left out of the canonical suite;
 - `site`: the task's third-party environment, a folder of `bin/` put ahead of the installed
   packages;
+- `harness`: the scorer's private pytest (and what it imports), as the sandbox shows it,
+  put ahead of both (`use_harness`): the interpreter's own pytest, if any, is never used;
 - `plugins`: pytest plugins of that environment the tests need, enabled with `-p`.
 
 Processes that tests start (`python -m pkg`, a `multiprocessing` spawn) see the project and
@@ -82,6 +84,41 @@ def pin_process(script: str) -> None:
     env.update(PYTHONHASHSEED=str(int(seed)), PYTHONDONTWRITEBYTECODE="1")
     flags = ["-s", "-B", *(["-P"] if sys.version_info >= (3, 11) else [])]
     os.execve(sys.executable, [sys.executable, *flags, script, *sys.argv[1:]], env)
+
+
+def harness_dir() -> str | None:
+    """The scorer's private pytest, as the sandbox shows it (None: none was given)."""
+    where = SETTINGS.get("harness")
+    return str(where) if isinstance(where, str) and where else None
+
+
+#: the harness's top-level modules that nothing may have imported from elsewhere first
+_HARNESS_MODULES = ("pytest", "_pytest", "pluggy", "iniconfig", "py")
+
+
+def use_harness() -> None:
+    """Put the scorer's private pytest ahead of the installed packages (before any import).
+
+    A harness module already imported (by a `.pth` file of the interpreter's
+    site-packages, at start-up) came from elsewhere: the worker stops, naming it, rather
+    than score with a mixture (the canary then fails the scorer loudly).
+    """
+    where = harness_dir()
+    if where is None:
+        return
+    early = sorted(n for n in _HARNESS_MODULES if n in sys.modules)
+    if early:
+        sys.stderr.write(
+            f"{', '.join(early)} imported at start-up, before the scorer's own pytest could be "
+            "put first (a .pth file of this Python's site-packages imports it): the scoring "
+            "worker will not run with another pytest\n"
+        )
+        sys.exit(3)
+    at = next(
+        (i for i, p in enumerate(sys.path) if p.endswith(("site-packages", "dist-packages"))),
+        len(sys.path),
+    )
+    sys.path.insert(at, where)
 
 
 def use_site() -> None:
