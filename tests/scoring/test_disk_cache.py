@@ -80,7 +80,7 @@ def test_a_new_process_scores_the_starting_state_from_disk(
 ):
     cold = evaluate(task, make_sandbox_for_test)
     assert cold.verdict == "ok" and cold.ran == 7 and runs.count == 2
-    assert set(entries()) == {"collection", "start"}
+    assert set(entries()) == {"collection", "start", "memo"}  # memo: outcomes by key
     new_process()
     runs.allowed = False
     sb = make_sandbox_for_test()

@@ -1,0 +1,170 @@
+"""Dynamic keys (issue 30): a test re-runs when code it executed changed, never less.
+
+A table-dispatching project where the static analysis must key every test by every
+handler: with `keys="dynamic"` an edit to a handler a test never executed does not re-run
+it, an edit to one it executed does (including a new body that calls code the test never
+reached), a module-level edit re-runs the file's tests (the static key is the ceiling), and
+every outcome agrees with a fresh run. `keys="static"` stays selectable.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from swarm_envs.core.config import EnvConfig, ScoringSettings
+from swarm_envs.scoring import make_scorer
+
+from .project import put, write_task
+
+OPS = textwrap.dedent(
+    """\
+    def add(a, b):
+        return a + b
+
+
+    def mul(a, b):
+        return a * b
+
+
+    def neg(a, b):
+        return -a
+
+
+    TABLE = {"add": add, "mul": mul, "neg": neg}
+
+
+    def apply(op, a, b):
+        return TABLE[op](a, b)
+    """
+)
+SOLUTION = {"calc/__init__.py": "", "calc/ops.py": OPS, "calc/data.txt": "7\n"}
+TESTS = {
+    "test_ops.py": textwrap.dedent(
+        """\
+        from calc.ops import apply
+
+
+        def test_add():
+            assert apply("add", 1, 2) == 3
+
+
+        def test_mul():
+            assert apply("mul", 2, 3) == 6
+
+
+        def test_neg():
+            assert apply("neg", 4, 0) == -4
+        """
+    ),
+    "test_data.py": textwrap.dedent(
+        """\
+        from calc.read import seven
+
+
+        def test_seven():
+            assert seven() == 7
+        """
+    ),
+}
+READ = 'import os\n\n\ndef seven():\n    with open(os.path.join(os.path.dirname(__file__), "data.txt")) as f:\n        return int(f.read())\n'
+IDS = {n: f"tests/test_ops.py::test_{n}" for n in ("add", "mul", "neg")}
+
+
+@pytest.fixture
+def project(tmp_path, sandbox):
+    files = {**SOLUTION, "calc/read.py": READ}
+    task = write_task(tmp_path / "task", solution=files, tests=TESTS, start=files, name="calc")
+    task.materialize(sandbox.root)
+    return task
+
+
+def _scorers(project, sandbox, keys):
+    fast = make_scorer(project, sandbox, scoring=ScoringSettings(keys=keys, memo=False))
+    naive = make_scorer(project, sandbox, kind="subprocess")
+    return fast, naive
+
+
+def _check(fast, naive):
+    got = fast.evaluate()
+    want = naive.evaluate()
+    assert got.per_test == want.per_test
+    return got
+
+
+def test_an_edit_to_a_function_a_test_never_executed_does_not_rerun_it(project, sandbox):
+    fast, naive = _scorers(project, sandbox, "dynamic")
+    static, _ = _scorers(project, sandbox, "static")
+    try:
+        _check(fast, naive)
+        static.evaluate()
+        # mul's body changes: only test_mul executed it.
+        put(sandbox, "calc/ops.py", OPS.replace("return a * b", "return b * a"))
+        got = _check(fast, naive)
+        assert got.ran == 1
+        # Statically, the table reaches every handler, and reading a file reaches anything.
+        assert static.evaluate().ran == 4
+        # A new body that calls code test_add never reached: test_add re-runs, alone.
+        put(
+            sandbox,
+            "calc/ops.py",
+            OPS.replace("return a * b", "return b * a").replace(
+                "return a + b", "return neg(-a, 0) + b"
+            ),
+        )
+        got = _check(fast, naive)
+        assert got.ran == 1 and got.per_test[IDS["add"]]
+        # test_add now executed neg too: an edit to neg re-runs test_add and test_neg.
+        put(
+            sandbox,
+            "calc/ops.py",
+            OPS.replace("return a * b", "return b * a")
+            .replace("return a + b", "return neg(-a, 0) + b")
+            .replace("return -a", "return 0 - a"),
+        )
+        got = _check(fast, naive)
+        assert got.ran == 2
+        # The dispatcher every test executed: all three.
+        put(sandbox, "calc/ops.py", OPS.replace("return TABLE[op](a, b)", "return TABLE[op](a, b) + 0"))
+        got = _check(fast, naive)
+        assert got.ran == 3
+    finally:
+        for s in (fast, naive, static):
+            s.close()
+
+
+def test_a_module_level_edit_reruns_every_test_that_imports_it(project, sandbox):
+    fast, naive = _scorers(project, sandbox, "dynamic")
+    try:
+        _check(fast, naive)
+        put(sandbox, "calc/ops.py", OPS.replace('TABLE = {"add": add,', 'TABLE = {"add": mul,'))
+        got = _check(fast, naive)
+        assert got.ran == 3
+        assert not got.per_test[IDS["add"]]
+    finally:
+        fast.close()
+        naive.close()
+
+
+def test_a_data_file_a_test_read_counts_whole(project, sandbox):
+    fast, naive = _scorers(project, sandbox, "dynamic")
+    try:
+        _check(fast, naive)
+        put(sandbox, "calc/data.txt", "8\n")
+        got = _check(fast, naive)
+        assert got.ran == 1 and not got.per_test["tests/test_data.py::test_seven"]
+    finally:
+        fast.close()
+        naive.close()
+
+
+def test_the_scoring_setting_is_validated_and_static_is_selectable():
+    assert EnvConfig(scoring={"keys": "static"}).scoring.keys == "static"
+    assert EnvConfig().scoring == ScoringSettings(keys="dynamic", memo=True, audit_every=25)
+    with pytest.raises(ValueError, match="keys"):
+        EnvConfig(scoring={"keys": "smart"})
+    with pytest.raises(ValueError, match="audit_every"):
+        EnvConfig(scoring={"audit_every": -1})
+    with pytest.raises(ValueError, match="memo"):
+        EnvConfig(scoring={"memo": "often"})
