@@ -20,12 +20,11 @@ from .collection import GRACE_S
 from .disk import key as disk_key
 from .disk import task_key, where
 from .graph import ImportGraph
-from .keys import MAX_ENTRIES_PER_FILE, Entry, Keyer, shared_entries
+from .keys import MAX_ENTRIES_PER_FILE, Keyer, shared_entries
 from .memo import Memo
 from .report import TestReport, outcomes
 from .snapshot import digest
 from .traced import merge
-
 
 #: in a record's traces: what ran outside every test's call phase (collection, fixtures)
 SHARED = "\0shared"
@@ -553,7 +552,8 @@ class FastScorer(Scorer):
             findings: what the guard flagged in the run.
             traces: per test, what it executed (`traced`): with `keys="dynamic"`, its key
                 is narrowed to that (`Keyer.dynamic_items`), else the static key.
-            files, blobs: the snapshot the tests ran on, and its contents (for `traces`).
+            files: the snapshot the tests ran on (for `traces`).
+            blobs: its contents, by digest (for `traces`).
         """
         Items = dict[str, tuple[str, ...]] | None
         groups: dict[tuple, tuple[Items, dict[str, str], dict[str, tuple[bool, str]]]] = {}

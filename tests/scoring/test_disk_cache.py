@@ -18,7 +18,10 @@ from pathlib import Path
 import pytest
 
 import swarm_envs
-from swarm_envs.scoring import FastScorer, collection, keys, make_scorer
+from swarm_envs.core.config import ScoringSettings
+from swarm_envs.envs import book
+from swarm_envs.scoring import FastScorer, collection, keys, make_scorer, memo
+from swarm_envs.scoring.lru import LRU
 from swarm_envs.scoring.disk import DiskCache, default_root
 
 from .project import SOLUTION, put
@@ -31,6 +34,7 @@ def new_process(monkeypatch):
     def forget() -> None:
         monkeypatch.setattr(collection, "_collections", {})
         monkeypatch.setattr(keys, "_shared", {})
+        monkeypatch.setattr(memo, "_loaded", {})
 
     return forget
 
@@ -108,6 +112,48 @@ def test_the_environment_resets_from_disk(task, new_process, runs):
     env.close()
     for k in ("tests_passed", "tests_total"):
         assert warm["agent_0"][k] == cold["agent_0"][k]
+
+
+def test_a_first_reset_in_a_new_process_runs_nothing(task, new_process, runs, monkeypatch):
+    """Its true starting count (a fresh run) is on disk by content too (issue 30)."""
+    env = swarm_envs.parallel_env(task, num_agents=2)
+    _, cold = env.reset(seed=0)
+    env.close()
+    new_process()
+    monkeypatch.setattr(book, "_TRUE_STARTS", LRU(64))  # the fresh counts of this process
+    runs.allowed = False
+    env = swarm_envs.parallel_env(task, num_agents=2)
+    _, warm = env.reset(seed=0)
+    assert warm["agent_0"]["tests_passed"] == cold["agent_0"]["tests_passed"]
+    env.close()
+
+
+def test_outcomes_seen_in_another_process_cost_no_run(
+    task, make_sandbox_for_test, new_process, runs
+):
+    """The memo: the result cache's entries are kept on disk, by the host's keys."""
+    edits = {"mathy/text.py": SOLUTION["mathy/text.py"]}
+    assert evaluate(task, make_sandbox_for_test, edits=edits).passed == 3
+    new_process()
+    runs.allowed = False
+    sb = make_sandbox_for_test()
+    task.materialize(sb.root)
+    with make_scorer(task, sb) as sc:
+        assert sc.evaluate().passed == 0  # the start: its full run is on disk
+        put(sb, "mathy/text.py", SOLUTION["mathy/text.py"])
+        seen = sc.evaluate()  # seen in the other process: from the memo
+        assert seen.passed == 3 and seen.ran == 0 and sc.hit_rate == 1.0
+        runs.allowed = True
+        put(sb, "mathy/ops.py", SOLUTION["mathy/ops.py"])  # never seen: runs
+        assert sc.evaluate().ran == 4
+    # Without the memo, nothing is kept or read across processes.
+    new_process()
+    sb = make_sandbox_for_test()
+    task.materialize(sb.root)
+    with make_scorer(task, sb, scoring=ScoringSettings(memo=False)) as sc:
+        sc.evaluate()
+        put(sb, "mathy/text.py", SOLUTION["mathy/text.py"])
+        assert sc.evaluate().ran == 3
 
 
 def test_an_entry_counts_only_for_the_state_it_was_made_from(

@@ -126,7 +126,11 @@ def test_an_edit_to_a_function_a_test_never_executed_does_not_rerun_it(project, 
         got = _check(fast, naive)
         assert got.ran == 2
         # The dispatcher every test executed: all three.
-        put(sandbox, "calc/ops.py", OPS.replace("return TABLE[op](a, b)", "return TABLE[op](a, b) + 0"))
+        put(
+            sandbox,
+            "calc/ops.py",
+            OPS.replace("return TABLE[op](a, b)", "return TABLE[op](a, b) + 0"),
+        )
         got = _check(fast, naive)
         assert got.ran == 3
     finally:
@@ -168,3 +172,88 @@ def test_the_scoring_setting_is_validated_and_static_is_selectable():
         EnvConfig(scoring={"audit_every": -1})
     with pytest.raises(ValueError, match="memo"):
         EnvConfig(scoring={"memo": "often"})
+
+
+SNEAK = textwrap.dedent(
+    """\
+    import sys
+
+    def peek():
+        return sys.gettrace()
+
+
+    def off():
+        sys.settrace(None)
+        return 1
+    """
+)
+SNEAK_TESTS = {
+    **TESTS,
+    "test_sneak.py": textwrap.dedent(
+        """\
+        from calc.sneak import off, peek
+
+
+        def test_peek():
+            assert peek() is None
+
+
+        def test_off():
+            assert off() == 1
+        """
+    ),
+}
+
+
+def test_the_tracer_is_hidden_and_switching_it_off_is_refused_and_named(tmp_path, sandbox):
+    files = {**SOLUTION, "calc/read.py": READ, "calc/sneak.py": SNEAK}
+    task = write_task(tmp_path / "t", solution=files, tests=SNEAK_TESTS, start=files)
+    task.materialize(sandbox.root)
+    with make_scorer(task, sandbox) as sc:
+        report = sc.evaluate()
+        assert report.per_test["tests/test_sneak.py::test_peek"]  # nothing to read back
+        assert not report.per_test["tests/test_sneak.py::test_off"]
+        assert {f["kind"] for f in report.integrity} == {"interpreter_access"}
+        # The flagged run's outcomes are keyed by every file: an edit anywhere re-runs.
+        put(sandbox, "calc/ops.py", OPS.replace("return a * b", "return b * a"))
+        assert sc.evaluate().ran == len(report.per_test)
+
+
+LIAR = '__file__ = "/elsewhere/ops.py"\n' + OPS
+
+
+def _step(env, path, text):
+    import json
+
+    action = json.dumps({"name": "write_file", "arguments": {"path": path, "content": text}})
+    return env.step({"agent_0": action})
+
+
+@pytest.mark.parametrize("audit_every", [0, 1])
+def test_a_lying_trace_moves_credit_in_time_never_creates_it(tmp_path, audit_every):
+    """A module that lies about its file hides its functions from the trace: an edit to
+    them does not re-run the tests (a stale count) until an audit or the final recount."""
+    import swarm_envs
+
+    broken = LIAR.replace("return a + b", "return 0")
+    stub = {**SOLUTION, "calc/read.py": READ, "calc/ops.py": broken}
+    task = write_task(tmp_path / "t", solution=stub, tests=TESTS, start=stub)
+    env = swarm_envs.parallel_env(
+        task, num_agents=1, time_cap_s=1e6, scoring={"audit_every": audit_every}
+    )
+    _, infos = env.reset(seed=0)
+    assert infos["agent_0"]["tests_passed"] == 3  # add is broken
+    _, rewards, *_, infos = _step(env, "calc/ops.py", LIAR)  # fixed, in a hidden body
+    kinds = {f["kind"] for f in infos["agent_0"]["integrity"]}
+    if audit_every:
+        assert infos["agent_0"]["tests_passed"] == 4 and rewards["agent_0"] == 1.0
+        assert "audit" in kinds and env.view().audit_disagreements == 1
+    else:
+        assert infos["agent_0"]["tests_passed"] == 3 and rewards["agent_0"] == 0.0  # stale
+    env.close()
+    view = env.view()
+    # The return, with the final recount's correction (recorded at close: no later step
+    # carries it), is (true final count) - (true starting count) either way.
+    correction = view.recount["correction"] if view.recount else 0.0
+    assert view.total_reward + correction == 1.0
+    assert (view.recount is not None) == (audit_every == 0)

@@ -1280,7 +1280,9 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                     state["workspace_ran"] = True
                 if trace:
                     opener = plain(getframe(2).f_code.co_filename)
-                    if not (opener.startswith("<frozen importlib") or opener.startswith(harness_root)):
+                    if not (
+                        opener.startswith("<frozen importlib") or opener.startswith(harness_root)
+                    ):
                         trace_sink[0].add((full, OPENED))  # its content counts, whole
                 return
         private = (full.startswith(harness_root) and not full.startswith(library_root)) or (
