@@ -64,12 +64,12 @@ def runs(monkeypatch):
     return Runs
 
 
-def evaluate(task, make_sandbox_for_test, edits: dict[str, str] | None = None):
+def evaluate(task, make_sandbox_for_test, edits: dict[str, str] | None = None, memo=True):
     sb = make_sandbox_for_test()
     task.materialize(sb.root)
     for rel, text in (edits or {}).items():
         put(sb, rel, text)
-    with make_scorer(task, sb) as sc:
+    with make_scorer(task, sb, scoring=ScoringSettings(memo=memo)) as sc:
         return sc.evaluate(held_out=True)
 
 
@@ -132,8 +132,12 @@ def test_outcomes_seen_in_another_process_cost_no_run(
     task, make_sandbox_for_test, new_process, runs
 ):
     """The memo: the result cache's entries are kept on disk, by the host's keys."""
-    edits = {"mathy/text.py": SOLUTION["mathy/text.py"]}
-    assert evaluate(task, make_sandbox_for_test, edits=edits).passed == 3
+    sb = make_sandbox_for_test()
+    task.materialize(sb.root)
+    with make_scorer(task, sb) as sc:
+        assert sc.evaluate().passed == 0
+        put(sb, "mathy/text.py", SOLUTION["mathy/text.py"])
+        assert sc.evaluate().passed == 3
     new_process()
     runs.allowed = False
     sb = make_sandbox_for_test()
@@ -142,7 +146,7 @@ def test_outcomes_seen_in_another_process_cost_no_run(
         assert sc.evaluate().passed == 0  # the start: its full run is on disk
         put(sb, "mathy/text.py", SOLUTION["mathy/text.py"])
         seen = sc.evaluate()  # seen in the other process: from the memo
-        assert seen.passed == 3 and seen.ran == 0 and sc.hit_rate == 1.0
+        assert seen.passed == 3 and seen.ran == 0 and sc.hit_rate == 1.0 and sc.asked == 14
         runs.allowed = True
         put(sb, "mathy/ops.py", SOLUTION["mathy/ops.py"])  # never seen: runs
         assert sc.evaluate().ran == 4
@@ -170,7 +174,7 @@ def test_an_entry_counts_only_for_the_state_it_was_made_from(
     shutil.copyfile(by_age[0], by_age[1])
     new_process()
     before = runs.count
-    again = evaluate(task, make_sandbox_for_test)
+    again = evaluate(task, make_sandbox_for_test, memo=False)  # (the memo would answer)
     assert again.passed == 0 and runs.count == before + 1
     assert json.loads(by_age[1].read_text())["key"] in by_age[1].name  # rebuilt
 
