@@ -34,7 +34,7 @@ import swarm_envs
 from swarm_envs.scoring.base import Scorer
 
 
-def profile(task: str, episodes: int, agents: int, cap: float, seed: int, scoring: dict) -> dict:
+def profile(task: str, episodes: int, agents: int, cap: float, seed: int, settings: dict) -> dict:
     timed: list[tuple[float, bool]] = []
     real = Scorer.evaluate
 
@@ -51,7 +51,7 @@ def profile(task: str, episodes: int, agents: int, cap: float, seed: int, scorin
 
     Scorer.evaluate = evaluate  # type: ignore[method-assign]
     env = swarm_envs.parallel_env(
-        task, num_agents=agents, mode="menu", time_cap_s=cap, scoring=scoring
+        task, num_agents=agents, mode="menu", time_cap_s=cap, scoring=settings
     )
     decisions = 0
     audits = disagreements = 0
@@ -92,7 +92,7 @@ def profile(task: str, episodes: int, agents: int, cap: float, seed: int, scorin
         "audits": audits,
         "disagreements": disagreements,
         "rerun": ran / asked if asked else 0.0,
-        "mode": scoring["keys"] + (" + memo" if scoring["memo"] else ""),
+        "mode": settings["keys"] + (" + memo" if settings["memo"] else ""),
     }
 
 
@@ -116,6 +116,7 @@ def main() -> None:
         )
         old = profile(t, a.episodes, a.agents, a.time_cap, a.seed, {**OLD, "audit_every": 0})
         pairs.append((new, old))
+        print(f"  measured: {new}\n  measured: {old}", flush=True)
     print(
         f"\nrandom menu play, {a.agents} agents, cap {a.time_cap:g} s, {a.episodes} episodes "
         f"(seeds {a.seed}..)\n"
