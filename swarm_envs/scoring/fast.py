@@ -564,6 +564,7 @@ class FastScorer(Scorer):
 
         for n, got in results.items():
             more: dict[str, str] = {}
+            items: Items
             dyn = None
             if not everything and traces and self.keys == "dynamic" and n in traces:
                 dyn = keyer.dynamic_items(tf, n, traces[n], source, traces.get(SHARED))

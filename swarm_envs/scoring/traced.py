@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import threading
 from collections.abc import Callable, Iterable, Mapping
 
@@ -118,7 +119,7 @@ def executed(
             if any(ln != OPENED for ln in lines):
                 return None
             continue
-        table = spans(d, lambda rel=rel: source(rel))
+        table = spans(d, functools.partial(source, rel))
         if table is None:
             return None
         known: dict[str, list[str]] = {}

@@ -21,8 +21,8 @@ import swarm_envs
 from swarm_envs.core.config import ScoringSettings
 from swarm_envs.envs import book
 from swarm_envs.scoring import FastScorer, collection, keys, make_scorer, memo
-from swarm_envs.scoring.lru import LRU
 from swarm_envs.scoring.disk import DiskCache, default_root
+from swarm_envs.scoring.lru import LRU
 
 from .project import SOLUTION, put
 

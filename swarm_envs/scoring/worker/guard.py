@@ -1057,7 +1057,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                     sys.settrace(tracer)  # allowed: the guard is busy (its own call)
                 ran = ("setup", "passed") in phases and any(w == "call" for w, _ in phases)
                 ok = lines is not None and ran and not state["flagged"]
-                record["trace"] = trace_lines(lines) if ok else None
+                record["trace"] = trace_lines(lines) if ok and lines is not None else None
             emit(record)
             state["current"] = None
             state["owner"] = ""
