@@ -361,11 +361,23 @@ class FastScorer(Scorer):
         """Cached outcomes of `tf`'s tests that still hold (and what their runs flagged)."""
         have: dict[str, tuple[bool, str]] = {}
         found: list[dict[str, str]] = []
-        for entry in self._entries.get(tf, ()):
-            if wanted.isdisjoint(entry.results) or not keyer.valid(tf, entry):
+        entries = self._entries.get(tf, [])
+        hits: list[int] = []
+        # Newest first; an entry none of whose wanted tests is still missing is not looked
+        # at (with dynamic keys a file has about an entry per test and state).
+        for i in range(len(entries) - 1, -1, -1):
+            entry = entries[i]
+            need = wanted.intersection(entry.results).difference(have)
+            if not need or not keyer.valid(tf, entry):
                 continue
-            have.update(entry.results)
+            for n in need:
+                have[n] = entry.results[n]
             found.extend(entry.findings)
+            hits.append(i)
+            if len(have) == len(wanted):
+                break
+        for i in sorted(hits, reverse=True):  # recently used: the last to be evicted
+            entries.append(entries.pop(i))
         return have, found
 
     # ------------------------------------------------------------------------ disk
@@ -582,7 +594,7 @@ class FastScorer(Scorer):
             for (_, _, dynamic), (items, wide, res) in groups.items():
                 new = keyer.make(tf, items, res, dict(wide), tuple(findings), dynamic)
                 entries = self._entries.setdefault(tf, [])
-                for entry in entries:
+                for entry in reversed(entries[-64:]):  # the same state's, if any, is recent
                     if (entry.static_key, entry.items, entry.parts, entry.extra) == (
                         new.static_key,
                         new.items,
@@ -593,7 +605,8 @@ class FastScorer(Scorer):
                         break
                 else:
                     entries.append(new)
-                    if len(entries) > MAX_ENTRIES_PER_FILE:
+                    limit = max(MAX_ENTRIES_PER_FILE, 32 * len(self.coll.by_file.get(tf, ())))
+                    if len(entries) > limit:
                         del entries[0]
 
     def close(self) -> None:

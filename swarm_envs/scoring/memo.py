@@ -4,8 +4,8 @@ Within a process the result cache (`keys.shared_entries`) is already shared by e
 scorer of a task: a test's outcome is keyed by (the test, the hashes of the code it can
 reach or executed), so a configuration seen before (menu mode's finite candidates, resets
 to the same start, instances) costs no run. This module keeps those entries on disk per
-test file (`disk.DiskCache`, kind `memo`: LRU-bounded there, `MAX_ENTRIES_PER_FILE` per
-file here), so a new process (a vector env's worker, a Ray actor, the next training run)
+test file (`disk.DiskCache`, kind `memo`: LRU-bounded there, and to the scorer's bound
+per file here), so a new process (a vector env's worker, a Ray actor, the next training run)
 starts with them.
 
 The disk key is the host's: the task's files, the harness digest (`disk.task_key`, the
@@ -53,6 +53,10 @@ class Memo:
         )
         return cls(disk, base, dict(scorer.coll.by_file))
 
+    def _limit(self, tf: str) -> int:
+        """Entries kept per test file (the scorer's bound: about an entry per test and state)."""
+        return max(MAX_ENTRIES_PER_FILE, 32 * len(self.ids.get(tf, ())))
+
     def _key(self, tf: str) -> str:
         return disk_key(self.base, tf)
 
@@ -69,19 +73,20 @@ class Memo:
                 continue
             have = entries.setdefault(tf, [])
             known = {_identity(e) for e in have}
-            for raw in value[-MAX_ENTRIES_PER_FILE:]:
+            for raw in value[-self._limit(tf) :]:
                 e = _entry(raw, set(self.ids.get(tf, ())))
                 if e is not None and _identity(e) not in known:
                     have.insert(0, e)  # older than anything this process made
                     added += 1
-            del have[: max(0, len(have) - MAX_ENTRIES_PER_FILE)]
+            del have[: max(0, len(have) - self._limit(tf))]
         return added
 
     def save(self, entries: dict[str, list[Entry]]) -> None:
         """Write every test file's entries (the most recent `MAX_ENTRIES_PER_FILE`)."""
         for tf, es in list(entries.items()):
             if tf in self.ids and es:
-                self.disk.put("memo", self._key(tf), [_raw(e) for e in es[-MAX_ENTRIES_PER_FILE:]])
+                kept = es[-self._limit(tf) :]
+                self.disk.put("memo", self._key(tf), [_raw(e) for e in kept])
 
 
 def _identity(e: Entry) -> tuple:

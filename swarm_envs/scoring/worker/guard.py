@@ -583,6 +583,22 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                     break
         return {k: sorted(set(v)) for k, v in out.items()}
 
+    def read_for_tests(frame: Any) -> bool:
+        """Whether a file opened from `frame` is read on behalf of the code under test.
+
+        Not when only trusted code is on the stack (pytest reading sources to report a
+        failure), nor by the import system (a module's code is keyed by its functions).
+        """
+        opener = plain(frame.f_code.co_filename)
+        if opener.startswith("<frozen importlib") or opener.startswith(harness_root):
+            return False
+        f = frame
+        while f is not None:
+            if code_category(f.f_code) != TRUSTED:
+                return True
+            f = f.f_back
+        return False
+
     def trace_sink_to(owner: str) -> None:
         s = trace_shared.get(owner)
         if s is None:
@@ -1278,12 +1294,8 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 loaded_files.setdefault(state["owner"], set()).add(full[len(r) :])
                 if full.endswith(".py"):
                     state["workspace_ran"] = True
-                if trace:
-                    opener = plain(getframe(2).f_code.co_filename)
-                    if not (
-                        opener.startswith("<frozen importlib") or opener.startswith(harness_root)
-                    ):
-                        trace_sink[0].add((full, OPENED))  # its content counts, whole
+                if trace and read_for_tests(getframe(2)):
+                    trace_sink[0].add((full, OPENED))  # its content counts, whole
                 return
         private = (full.startswith(harness_root) and not full.startswith(library_root)) or (
             full.startswith(test_roots) and full.endswith(".py")
