@@ -257,3 +257,47 @@ def test_a_lying_trace_moves_credit_in_time_never_creates_it(tmp_path, audit_eve
     correction = view.recount["correction"] if view.recount else 0.0
     assert view.total_reward + correction == 1.0
     assert (view.recount is not None) == (audit_every == 0)
+
+
+BG = textwrap.dedent(
+    """\
+    import threading
+
+
+    def add_one(x):
+        return x + 1
+
+
+    def work(out):
+        out.append(add_one(1))
+
+
+    def run():
+        out = []
+        t = threading.Thread(target=work, args=(out,))
+        t.start()
+        t.join()
+        return out[0]
+    """
+)
+
+
+def test_a_test_that_starts_a_thread_keeps_its_static_key(tmp_path, sandbox):
+    """The thread's frames are not traced: its test falls back to the static key."""
+    files = {**SOLUTION, "calc/read.py": READ, "calc/bg.py": BG}
+    tests = {
+        **TESTS,
+        "test_bg.py": "from calc.bg import run\n\n\ndef test_run():\n    assert run() == 2\n",
+    }
+    task = write_task(tmp_path / "t", solution=files, tests=tests, start=files)
+    task.materialize(sandbox.root)
+    fast = make_scorer(task, sandbox)
+    naive = make_scorer(task, sandbox, kind="subprocess")
+    try:
+        _check(fast, naive)
+        put(sandbox, "calc/bg.py", BG.replace("return x + 1", "return x + 2"))
+        got = _check(fast, naive)
+        assert got.ran == 1 and not got.per_test["tests/test_bg.py::test_run"]
+    finally:
+        fast.close()
+        naive.close()
