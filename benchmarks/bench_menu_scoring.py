@@ -1,7 +1,16 @@
-"""Where menu-mode rollouts spend their time: scoring, and tests that hang.
+"""Where menu-mode rollouts spend their time, with the new scorer and with static keys.
 
     .venv/bin/python benchmarks/bench_menu_scoring.py                      # jsonkit vs structkit
-    .venv/bin/python benchmarks/bench_menu_scoring.py --tasks calc jsonkit --episodes 2
+    .venv/bin/python benchmarks/bench_menu_scoring.py --tasks calc jsonkit --episodes 4
+
+Each task runs twice in this one process, the same seeded play: first with the scorer's
+defaults (`scoring={"keys": "dynamic", "memo": True}`: a test re-runs only when code it
+executed changed, and outcomes are kept across episodes) and then with static keys and no
+memo (`{"keys": "static", "memo": False}`: what the scorer did before issue 30). Audits
+are off in both (`audit_every=0`), so the figures compare selection alone; the last
+column counts the audits a separate run with `--audit-every N` made and how many
+disagreed (0 on honest play). The disk cache is left as it is: the memo's side of it
+starts warm on a machine that ran the benchmark before (say so when reporting).
 
 Random legal menu play (`action_space(a).sample(mask=...)`, seeded), 8 agents, the 60 s
 cap of docs/training.md, one episode after another, after a first reset that is not
@@ -25,20 +34,28 @@ import swarm_envs
 from swarm_envs.scoring.base import Scorer
 
 
-def profile(task: str, episodes: int, agents: int, cap: float, seed: int) -> dict:
+def profile(task: str, episodes: int, agents: int, cap: float, seed: int, settings: dict) -> dict:
     timed: list[tuple[float, bool]] = []
     real = Scorer.evaluate
 
     def evaluate(self, *a, **k):
+        nonlocal ran, asked
         t0 = time.perf_counter()
         report = real(self, *a, **k)
+        if not k.get("fresh"):
+            ran += report.ran
+            asked += len(report.per_test)
         hung = any("no progress for" in text for text in report.failures.values())
         timed.append((time.perf_counter() - t0, hung))
         return report
 
     Scorer.evaluate = evaluate  # type: ignore[method-assign]
-    env = swarm_envs.parallel_env(task, num_agents=agents, mode="menu", time_cap_s=cap)
+    env = swarm_envs.parallel_env(
+        task, num_agents=agents, mode="menu", time_cap_s=cap, scoring=settings
+    )
     decisions = 0
+    audits = disagreements = 0
+    ran = asked = 0
     try:
         env.reset(seed=seed)  # the first reset starts the sandbox and scores the start
         timed.clear()
@@ -54,6 +71,9 @@ def profile(task: str, episodes: int, agents: int, cap: float, seed: int) -> dic
                     actions[a] = int(space.sample(mask=obs[a]["action_mask"]))
                 decisions += len(actions)
                 obs, _, _, _, infos = env.step(actions)
+            view = env.view()
+            audits += view.audits
+            disagreements += view.audit_disagreements
         wall = time.perf_counter() - t0
     finally:
         env.close()
@@ -69,35 +89,54 @@ def profile(task: str, episodes: int, agents: int, cap: float, seed: int) -> dic
         "hung": len(hung),
         "hung_s": sum(hung),
         "slowest": max((s for s, _ in timed), default=0.0),
+        "audits": audits,
+        "disagreements": disagreements,
+        "rerun": ran / asked if asked else 0.0,
+        "mode": settings["keys"] + (" + memo" if settings["memo"] else ""),
     }
+
+
+NEW = {"keys": "dynamic", "memo": True}
+OLD = {"keys": "static", "memo": False}
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--tasks", nargs="+", default=["jsonkit", "structkit"])
-    p.add_argument("--episodes", type=int, default=2)
+    p.add_argument("--episodes", type=int, default=4)
     p.add_argument("--agents", type=int, default=8)
     p.add_argument("--time-cap", type=float, default=60.0)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--audit-every", type=int, default=0, help="audits in the new scorer's run")
     a = p.parse_args()
-    rows = [profile(t, a.episodes, a.agents, a.time_cap, a.seed) for t in a.tasks]
+    pairs = []
+    for t in a.tasks:
+        new = profile(
+            t, a.episodes, a.agents, a.time_cap, a.seed, {**NEW, "audit_every": a.audit_every}
+        )
+        old = profile(t, a.episodes, a.agents, a.time_cap, a.seed, {**OLD, "audit_every": 0})
+        pairs.append((new, old))
+        print(f"  measured: {new}\n  measured: {old}", flush=True)
     print(
         f"\nrandom menu play, {a.agents} agents, cap {a.time_cap:g} s, {a.episodes} episodes "
         f"(seeds {a.seed}..)\n"
     )
-    print("| task | decisions | wall s | decisions/s | evaluations | scoring share "
-          "| evaluations with a hang | their share of scoring | slowest s |")  # fmt: skip
-    print("| --- |" + " ---: |" * 8)
-    for r in rows:
+    print("| task | scoring | decisions | wall s | decisions/s | evaluations | re-run "
+          "| scoring share | with a hang | slowest s | audits (disagreed) |")  # fmt: skip
+    print("| --- | --- |" + " ---: |" * 9)
+    for r in (r for pair in pairs for r in pair):
         print(
-            f"| {r['task']} | {r['decisions']} | {r['wall']:.1f} | {r['decisions'] / r['wall']:.2f}"
-            f" | {r['evaluations']} | {r['scoring'] / r['wall']:.2f} | {r['hung']}"
-            f" | {r['hung_s'] / max(r['scoring'], 1e-9):.2f} | {r['slowest']:.1f} |"
+            f"| {r['task']} | {r['mode']} | {r['decisions']} | {r['wall']:.1f}"
+            f" | {r['decisions'] / r['wall']:.2f} | {r['evaluations']} | {r['rerun']:.3f}"
+            f" | {r['scoring'] / r['wall']:.2f} | {r['hung']} | {r['slowest']:.1f}"
+            f" | {r['audits']} ({r['disagreements']}) |"
         )
-    ref = rows[0]
-    for r in rows[1:]:
-        ratio = (r["wall"] / r["decisions"]) / (ref["wall"] / ref["decisions"])
-        print(f"\n{r['task']}: {ratio:.1f}x the wall time per decision of {ref['task']}")
+    print()
+    for new, old in pairs:
+        rate = new["decisions"] / new["wall"]
+        ratio = rate / (old["decisions"] / old["wall"])
+        line = f"menu-scoring: {new['task']} {rate:.1f} decisions/s"
+        print(f"{line} ({ratio:.1f}x static keys without memo)")
 
 
 if __name__ == "__main__":

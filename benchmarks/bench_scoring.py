@@ -39,6 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from swarm_envs.core.config import ScoringSettings
 from swarm_envs.sandboxes import make_sandbox
 from swarm_envs.scoring import FastScorer, SubprocessScorer, collect_test_ids
 from swarm_envs.tasks import Task, get_task, registered
@@ -180,11 +181,11 @@ def package_init(files: dict[str, str]) -> str:
     return inits[0]
 
 
-def bench(task: Task, origin: str, repeats: int, seed: int) -> dict[str, object]:
+def bench(task: Task, origin: str, repeats: int, seed: int, keys: str) -> dict[str, object]:
     n_tests = len(collect_test_ids(task).ids)
     with make_sandbox("local") as sb:
         task.materialize(sb.root, task.solution_files())
-        fast = FastScorer(task, sb)
+        fast = FastScorer(task, sb, settings=ScoringSettings(keys=keys))
         t0 = time.perf_counter()
         first = fast.evaluate()
         startup = time.perf_counter() - t0
@@ -285,23 +286,29 @@ def main() -> None:
     ap.add_argument(
         "--real", type=int, default=2, help="rows for the largest tasks of the `real` suite"
     )
+    ap.add_argument(
+        "--keys",
+        choices=["dynamic", "static"],
+        default="dynamic",
+        help="the fast scorer's keys (scoring={'keys': ...}); the report says which",
+    )
     args = ap.parse_args()
     random.seed(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
         rows = []
         for lo, hi in ((args.min_tests, args.large), (args.large, None)):
             task, origin = pick_task(lo, hi, Path(tmp), args.seed)
-            rows.append(bench(task, origin, args.repeats, args.seed))
+            rows.append(bench(task, origin, args.repeats, args.seed, args.keys))
             print(f"  measured: {rows[-1]}", flush=True)
         for task in largest_real(args.real):
-            rows.append(bench(task, f"real task {task.id}", args.repeats, args.seed))
+            rows.append(bench(task, f"real task {task.id}", args.repeats, args.seed, args.keys))
             print(f"  measured: {rows[-1]}", flush=True)
         hang = bench_hang(Path(tmp), args.hang_timeout)
     graph = bench_graph()
     load = os.getloadavg()[0]
     print(
         f"scoring benchmark: median of {args.repeats} runs, {os.cpu_count()} CPUs, "
-        f"load average {load:.1f}"
+        f"load average {load:.1f}, keys {args.keys}"
     )
     for r in rows:
         print(f"  row {r['tests']}: {r['origin']}; (c) edited {', '.join(r['picked'])}")

@@ -7,8 +7,15 @@ the fast scorer (cache, host-side keys) and the subprocess scorer (a fresh pytes
 every test) score the same workspace; at the end the fast scorer's authoritative fresh
 count is compared too. Any per-test disagreement is a mismatch; the target is 0.
 
+The fast scorer runs with the keys named by `--keys` (default `dynamic`: narrowed to what
+each test executed, issue 30). `--menu-episodes N` adds menu play on `--menu-tasks`:
+seeded random legal moves, 8 agents, with an audit at every rescoring
+(`scoring={"audit_every": 1}`): each per-step count is compared with a full, fresh run of
+the same state, and each disagreement (kind `audit` in infos["integrity"]) is a mismatch.
+
     python benchmarks/differential_scoring.py [--tasks calc exprcalc inflection sheetcalc]
-                                              [--edits 12] [--seed 0]
+                                              [--edits 12] [--seed 0] [--keys dynamic]
+                                              [--menu-episodes 2 --menu-tasks jsonkit]
 """
 
 from __future__ import annotations
@@ -20,6 +27,10 @@ import random
 import sys
 import time
 
+import numpy as np
+
+import swarm_envs
+from swarm_envs.core.config import ScoringSettings
 from swarm_envs.sandboxes import make_sandbox
 from swarm_envs.scoring import make_scorer
 from swarm_envs.tasks import get_task
@@ -51,7 +62,7 @@ def early_return(text: str, rng: random.Random) -> tuple[str, str]:
     return "\n".join(lines) + "\n", fn.name
 
 
-def run_task(tid: str, n_edits: int, seed: int) -> dict[str, object]:
+def run_task(tid: str, n_edits: int, seed: int, keys: str = "dynamic") -> dict[str, object]:
     task = get_task(tid)
     rng = random.Random(seed)
     solution = {r: d for r, d in task.solution_files().items() if r.endswith(".py")}
@@ -61,7 +72,11 @@ def run_task(tid: str, n_edits: int, seed: int) -> dict[str, object]:
     t0 = time.perf_counter()
     with make_sandbox("local") as sb:
         task.materialize(sb.root, task.solution_files())
-        with make_scorer(task, sb) as fast, make_scorer(task, sb, kind="subprocess") as fresh:
+        settings = ScoringSettings(keys=keys)  # type: ignore[arg-type]
+        with (
+            make_scorer(task, sb, scoring=settings) as fast,
+            make_scorer(task, sb, kind="subprocess") as fresh,
+        ):
             fast.evaluate()
             for i in range(n_edits):
                 rel = rng.choice(sorted(solution))
@@ -92,17 +107,64 @@ def run_task(tid: str, n_edits: int, seed: int) -> dict[str, object]:
     }
 
 
+def run_menu(tid: str, episodes: int, seed: int, keys: str) -> dict[str, object]:
+    """Random menu play with an audit at every rescoring: disagreements are mismatches."""
+    env = swarm_envs.parallel_env(
+        tid, num_agents=8, mode="menu", time_cap_s=60, scoring={"keys": keys, "audit_every": 1}
+    )
+    steps = audits = 0
+    mismatches: list[str] = []
+    t0 = time.perf_counter()
+    try:
+        for k in range(episodes):
+            obs, _ = env.reset(seed=seed + k)
+            rng = np.random.default_rng(seed + k)
+            while env.agents:
+                actions = {}
+                for a in env.ready_agents:
+                    space = env.action_space(a)
+                    space.seed(int(rng.integers(2**31)))
+                    actions[a] = int(space.sample(mask=obs[a]["action_mask"]))
+                obs, _, _, _, infos = env.step(actions)
+                steps += 1
+            view = env.view()
+            audits += view.audits
+            for f in view.integrity:
+                if f["kind"] in ("audit", "final_recount"):
+                    mismatches.append(f"episode {k}: {f['kind']}: {f['detail']}")
+    finally:
+        env.close()
+    return {
+        "task": f"{tid} (menu)",
+        "edits": audits,
+        "mismatches": mismatches,
+        "seconds": time.perf_counter() - t0,
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--tasks", nargs="+", default=["calc", "exprcalc", "inflection", "sheetcalc"])
     ap.add_argument("--edits", type=int, default=12, help="edits per task")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--keys", choices=["dynamic", "static"], default="dynamic")
+    ap.add_argument("--menu-episodes", type=int, default=0, help="menu play episodes per task")
+    ap.add_argument("--menu-tasks", nargs="+", default=["jsonkit"])
     args = ap.parse_args()
-    print(f"differential check, seed {args.seed}, load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"differential check, seed {args.seed}, keys {args.keys}, "
+        f"load average {os.getloadavg()[0]:.1f} (menu rows: edits = audited rescorings)"
+    )
     print(f"{'task':>12} {'edits':>6} {'mismatches':>11} {'seconds':>8}", flush=True)
     rows = []
-    for t in args.tasks:
-        r = run_task(t, args.edits, args.seed)
+    jobs = [lambda t=t: run_task(t, args.edits, args.seed, args.keys) for t in args.tasks]
+    if args.menu_episodes:
+        jobs += [
+            lambda t=t: run_menu(t, args.menu_episodes, args.seed, args.keys)
+            for t in args.menu_tasks
+        ]
+    for job in jobs:
+        r = job()
         rows.append(r)
         print(f"{r['task']:>12} {r['edits']:>6} {len(r['mismatches']):>11} {r['seconds']:>8.1f}")
         for m in r["mismatches"]:

@@ -104,6 +104,31 @@ class WorkspaceQuota(_Model):
     max_file_mb: float = Field(default=16.0, gt=0, description="one file, in MiB")
 
 
+class ScoringSettings(_Model):
+    """How the fast scorer selects the tests to re-run, and what it checks (issue 30).
+
+    The final recount of an episode is a fresh run whatever these say: they change when
+    credit lands during an episode, never the collective return.
+    """
+
+    keys: Literal["dynamic", "static"] = Field(
+        default="dynamic",
+        description="'dynamic': a test re-runs when code it executed in its last run "
+        "changed (the static key is the ceiling and the fallback); 'static': only what the "
+        "host's analysis of the source says a test can reach (no runtime facts)",
+    )
+    memo: bool = Field(
+        default=True,
+        description="keep outcomes across episodes of the process and on disk (LRU-bounded)",
+    )
+    audit_every: int = Field(
+        default=25,
+        ge=0,
+        description="a full fresh run every N rescorings; a disagreement is charged at that "
+        "step and recorded in infos['integrity'] (0: no audits)",
+    )
+
+
 class EnvConfig(_Model):
     """Everything that configures a swarm environment.
 
@@ -163,6 +188,7 @@ class EnvConfig(_Model):
         default="fast", description="'fast' (cached fork server) or 'subprocess' (naive)"
     )
     workspace_quota: WorkspaceQuota = Field(default_factory=WorkspaceQuota)
+    scoring: ScoringSettings = Field(default_factory=ScoringSettings)
     reward_tests: Literal["visible", "all"] = Field(
         default="visible",
         description="tests the reward counts: 'visible' (those in the workspace) or 'all' "

@@ -267,6 +267,8 @@ class EpisodeView:
         integrity: what the scorer's guard and the episode's recounts flagged.
         settled: the final fresh recount has run (the counts are authoritative).
         recount: the final recount, when it disagreed with the per-step count; else None.
+        audits: full, fresh runs the episode made as audits (`scoring.audit_every`), and
+            audit_disagreements: how many of them disagreed with the per-step count.
         workspace_root: the host folder of the shared workspace (None before `reset` and
             after `close`).
     """
@@ -299,6 +301,8 @@ class EpisodeView:
     settled: bool
     recount: Recount | None
     workspace_root: Path | None
+    audits: int = 0
+    audit_disagreements: int = 0
 
     @property
     def time_left(self) -> float:

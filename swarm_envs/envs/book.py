@@ -114,10 +114,23 @@ class RewardBook:
     Args:
         reward_ids: the test ids the reward counts.
         max_scorer_failures: scorings without a verdict in a row that end the episode.
+        audit_every: a full, fresh run every this many rescorings (0: none); see `rescore`.
     """
 
-    def __init__(self, reward_ids: Iterable[str] = (), *, max_scorer_failures: int = 3):
+    def __init__(
+        self,
+        reward_ids: Iterable[str] = (),
+        *,
+        max_scorer_failures: int = 3,
+        audit_every: int = 0,
+    ):
         self.reward_ids = list(reward_ids)
+        # Audits (issue 30): every `audit_every`-th rescoring is also a full, fresh run; a
+        # disagreement with the per-step count is charged at that step (kind `audit`).
+        self.audit_every = max(0, int(audit_every))
+        self.rescorings = 0
+        self.audits = 0
+        self.audit_disagreements = 0
         self._reward_set = frozenset(self.reward_ids)
         self.max_scorer_failures = max_scorer_failures
         self.total_reward = 0.0  # the collective return so far
@@ -229,6 +242,10 @@ class RewardBook:
         self.dirty = False
         before, outcomes = self.passed, self.per_test
         self._take(report)
+        self.rescorings += 1
+        audit: tuple[dict[str, str], ...] = ()
+        if self.audit_every and self.rescorings % self.audit_every == 0 and not ended:
+            audit = self._audit(scorer, report, step)
         added: list[Attribution] = []
         if self.per_test != outcomes:  # the same count can hide other changes
             added += self._attribute(outcomes, self.per_test, now)
@@ -242,7 +259,44 @@ class RewardBook:
         if self.passed == self.tests_total and self.tests_total and not ended:
             end, findings, more = self._confirm_all_pass(scorer, now, step)
             added += more
-        return Rescore(float(self.passed - before), end, tuple(added), findings)
+        return Rescore(float(self.passed - before), end, tuple(added), (*audit, *findings))
+
+    def _audit(
+        self, scorer: EpisodeScorer, report: TestReport, step: int
+    ) -> tuple[dict[str, str], ...]:
+        """A full, fresh run of the state just counted; its count is taken if it differs.
+
+        The per-step count may come from keys that runtime facts narrowed (`scoring=
+        {"keys": "dynamic"}`) or from the memo: the audit bounds how long a wrong count
+        can stand (the final recount bounds the return). A count that ran every test
+        fresh needs no audit. Returns the `audit` finding, if the counts disagreed.
+        """
+        if report.ran >= len(report.per_test):
+            return ()
+        fresh = scorer.evaluate(held_out=True, fresh=True)
+        if fresh.verdict != "ok":
+            return ()
+        self.audits += 1
+        outcomes = self.per_test
+        self._take(fresh)
+        self._fresh, self._touched = fresh, False  # the end's recount, if nothing changes
+        differ = sorted(t for t in outcomes if outcomes[t] != self.per_test.get(t, False))
+        if not differ:
+            return ()
+        self.audit_disagreements += 1
+        for t in differ:
+            self._changed_at[t] = step
+        finding = {
+            "kind": "audit",
+            "test": _listed(differ),
+            "detail": (
+                f"the per-step count differed from a fresh run on {len(differ)} tests "
+                f"(step {step}): the fresh count is taken now"
+            ),
+        }
+        self._recounts.append(finding)  # kept in every later step's findings
+        self.integrity = [*self.integrity, finding]
+        return (finding,)
 
     def _confirm_all_pass(
         self, scorer: EpisodeScorer, now: float, step: int

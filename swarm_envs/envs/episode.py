@@ -37,7 +37,7 @@ from swarm_envs.core import actions as A
 from swarm_envs.core import observation
 from swarm_envs.core.channels import MessageInfo, PostOffice, agent_names
 from swarm_envs.core.clock import Clock
-from swarm_envs.core.config import DEFAULT_ROLE, EnvConfig, check_time_cap
+from swarm_envs.core.config import DEFAULT_ROLE, EnvConfig, ScoringSettings, check_time_cap
 from swarm_envs.core.outcome import (
     END_KIND,
     AgentInfo,
@@ -193,7 +193,9 @@ class Episode:
 
     def _new_book(self) -> RewardBook:
         return RewardBook(
-            self._reward_ids or (), max_scorer_failures=self.config.max_scorer_failures
+            self._reward_ids or (),
+            max_scorer_failures=self.config.max_scorer_failures,
+            audit_every=self.config.scoring.audit_every if self.config.scorer == "fast" else 0,
         )
 
     # ------------------------------------------------------------------ lifecycle
@@ -236,8 +238,15 @@ class Episode:
             self.config.sandbox, hide=hide, env=env, isolation=self.config.sandbox_isolation
         )
         self.task.materialize(self.sandbox.root)
+        more = {}
+        if self._make_scorer is make_scorer or self.config.scoring != ScoringSettings():
+            more["scoring"] = self.config.scoring  # a factory of one's own may not take it
         self.scorer = self._make_scorer(
-            self.task, self.sandbox, kind=self.config.scorer, quota=self.config.workspace_quota
+            self.task,
+            self.sandbox,
+            kind=self.config.scorer,
+            quota=self.config.workspace_quota,
+            **more,
         )
         self._workspace = Workspace(self.sandbox.root, self.task.is_protected, self.scorer.admit)
         if self._test_ids is None:
@@ -255,6 +264,7 @@ class Episode:
             self.config.scorer,
             self.config.sandbox,
             repr(self.sandbox.limits),
+            repr(self.config.scoring),
         )
         if not self.book.start(self.scorer, key):
             raise ScoringError(
@@ -378,6 +388,8 @@ class Episode:
             settled=book.settled,
             recount=book.recount,
             workspace_root=None if self.sandbox is None else self.sandbox.root,
+            audits=book.audits,
+            audit_disagreements=book.audit_disagreements,
         )
 
     # ------------------------------------------------------------------ step

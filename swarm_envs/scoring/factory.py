@@ -14,7 +14,12 @@ SCORER_KINDS = ("fast", "subprocess")
 
 
 def make_scorer(
-    task: Task, sandbox: Sandbox, *, kind: str = "fast", quota: object | None = None
+    task: Task,
+    sandbox: Sandbox,
+    *,
+    kind: str = "fast",
+    quota: object | None = None,
+    scoring: object | None = None,
 ) -> Scorer:
     """A scorer of `task` over `sandbox`'s workspace.
 
@@ -25,12 +30,14 @@ def make_scorer(
             `"subprocess"` (a fresh pytest process per evaluation).
         quota: what the workspace may hold (a `swarm_envs.core.config.WorkspaceQuota`; default:
             its defaults). Past it every test fails, and `Scorer.admit` refuses writes.
+        scoring: the fast scorer's settings (`swarm_envs.core.config.ScoringSettings`:
+            `keys`, `memo`; default: its defaults).
 
     Raises:
         ConfigError: unknown `kind`.
     """
     if kind == "fast":
-        return FastScorer(task, sandbox, quota=quota)
+        return FastScorer(task, sandbox, quota=quota, settings=scoring)
     if kind == "subprocess":
         return SubprocessScorer(task, sandbox, quota=quota)
     raise ConfigError(f"scorer kind {kind!r} is unknown; choose one of {SCORER_KINDS}")

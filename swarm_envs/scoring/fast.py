@@ -21,8 +21,13 @@ from .disk import key as disk_key
 from .disk import task_key, where
 from .graph import ImportGraph
 from .keys import MAX_ENTRIES_PER_FILE, Keyer, shared_entries
+from .memo import Memo
 from .report import TestReport, outcomes
 from .snapshot import digest
+from .traced import merge
+
+#: in a record's traces: what ran outside every test's call phase (collection, fixtures)
+SHARED = "\0shared"
 
 
 def _loaded_by_file(
@@ -63,6 +68,11 @@ class FastScorer(Scorer):
         test_timeout_s: a test (or a test file's import) that makes no progress for this
             long is killed and counted as failing; the others still run. Default: the
             sandbox's `wall_s`, at least 10 s, at most the task's test timeout.
+        settings: `keys` ("dynamic": a test is keyed by what it executed, `traced`;
+            "static": by the source analysis only) and `memo` (True: outcomes are shared
+            by every scorer of the task in this process and kept on disk; False: this
+            scorer's own); an object with those attributes (`ScoringSettings`), or None
+            for the defaults.
     """
 
     kind = "fast"
@@ -76,8 +86,14 @@ class FastScorer(Scorer):
         workers: int | None = None,
         test_timeout_s: float | None = None,
         quota: object | None = None,
+        settings: object | None = None,
     ):
         super().__init__(task, sandbox, quota=quota)
+        keys = getattr(settings, "keys", "dynamic")
+        if keys not in ("dynamic", "static"):
+            raise ScoringError(f"scoring keys must be 'dynamic' or 'static', got {keys!r}")
+        self.keys: str = keys
+        self.memo_on = bool(getattr(settings, "memo", True))
         self.host = sandbox.scoring_host()
         install_worker(self.host, task)
         self.coll = self.collection
@@ -89,7 +105,13 @@ class FastScorer(Scorer):
         # Outcomes depend only on content (canonical tests + the files they reach), so the
         # cache is shared by every scorer of the task in this process: a new episode's
         # starting state is scored from it without starting a worker.
-        self._lock, self._entries = shared_entries(self.coll)
+        if self.memo_on:
+            self._lock, self._entries = shared_entries(self.coll)
+        else:
+            self._lock, self._entries = threading.Lock(), {}
+        #: tests asked for, and served without a run (the memo's hit rate)
+        self.asked = self.served = 0
+        self._start_files: dict[str, str] | None = None  # the first evaluation's snapshot
         self._last: tuple[dict[str, str], tuple[str, ...], TestReport] | None = None
         self._test_digests = {rel: digest(data) for rel, data in self.coll.test_files.items()}
         self._pool = ThreadPoolExecutor(max_workers=self._n_workers, thread_name_prefix="scorer")
@@ -98,6 +120,7 @@ class FastScorer(Scorer):
         self._nworker_seq = 0
         timeout = task.manifest.tests.timeout_s
         self.test_timeout_s = test_timeout_s or min(timeout, max(10.0, sandbox.limits.wall_s))
+        self._memo = Memo.of(self) if self.memo_on else None
 
     # ------------------------------------------------------------------- workers
 
@@ -195,6 +218,7 @@ class FastScorer(Scorer):
                 "select": select_ids,
                 "timeout_s": timeout,
                 "test_timeout_s": self.test_timeout_s,
+                "trace": self.keys == "dynamic",
             }
             try:
                 send(w.handle, req)
@@ -234,12 +258,21 @@ class FastScorer(Scorer):
                 return replace(last[2], wall_s=time.monotonic() - start, cached=True, ran=0)
             blobs = self.snapshot.contents(files)
             first, self._evaluated = not self._evaluated, True
-            dkey = self._disk_key(files, selected) if first and self.disk else ""
-            stored = self._from_disk(dkey, files, blobs, selected) if dkey and not fresh else None
+            if first:
+                self._start_files = files
+            # The starting state's full run is kept on disk by content (behind the harness
+            # digest, `disk`): a first reset, and its fresh count, cost no run in a new process.
+            at_start = first or (fresh and files == self._start_files)
+            dkey = self._disk_key(files, selected) if at_start and self.disk else ""
+            stored = self._from_disk(dkey, files, blobs, selected) if dkey else None
             if stored is not None:
+                self.asked += len(selected)
+                self.served += len(selected)
                 return self._report(files, selected, unmatched, *stored, 0, start)
             graph = self._graph.analyse(files, blobs, self.coll.test_files, self._test_digests)
             keyer = Keyer(files, graph.fact, graph.closures, self.coll, self._test_digests)
+            if self._memo is not None:
+                self._memo.load(self._entries, set(self.coll.by_file))
             by_file: dict[str, list[str]] = {}
             for nid in selected:
                 by_file.setdefault(nid.split("::")[0], []).append(nid)
@@ -259,6 +292,9 @@ class FastScorer(Scorer):
                         missing.setdefault(tf, []).append(n)
         ran = 0
         notes: list[str] = []
+        if not fresh:
+            self.asked += len(selected)
+            self.served += len(selected) - sum(len(v) for v in missing.values())
         if missing:
             ran = sum(len(v) for v in missing.values())
             chunks = self._split(missing)
@@ -325,11 +361,23 @@ class FastScorer(Scorer):
         """Cached outcomes of `tf`'s tests that still hold (and what their runs flagged)."""
         have: dict[str, tuple[bool, str]] = {}
         found: list[dict[str, str]] = []
-        for entry in self._entries.get(tf, ()):
-            if wanted.isdisjoint(entry.results) or not keyer.valid(tf, entry):
+        entries = self._entries.get(tf, [])
+        hits: list[int] = []
+        # Newest first; an entry none of whose wanted tests is still missing is not looked
+        # at (with dynamic keys a file has about an entry per test and state).
+        for i in range(len(entries) - 1, -1, -1):
+            entry = entries[i]
+            need = wanted.intersection(entry.results).difference(have)
+            if not need or not keyer.valid(tf, entry):
                 continue
-            have.update(entry.results)
+            for n in need:
+                have[n] = entry.results[n]
             found.extend(entry.findings)
+            hits.append(i)
+            if len(have) == len(wanted):
+                break
+        for i in sorted(hits, reverse=True):  # recently used: the last to be evicted
+            entries.append(entries.pop(i))
         return have, found
 
     # ------------------------------------------------------------------------ disk
@@ -384,7 +432,17 @@ class FastScorer(Scorer):
             graph = self._graph.analyse(files, blobs, self.coll.test_files, self._test_digests)
             keyer = Keyer(files, graph.fact, graph.closures, self.coll, self._test_digests)
         for r in records:
-            self._remember(keyer, r["tf"], r["results"], r["everything"], r["extra"], r["findings"])
+            self._remember(
+                keyer,
+                r["tf"],
+                r["results"],
+                r["everything"],
+                r["extra"],
+                r["findings"],
+                r["traces"],
+                files,
+                blobs,
+            )
 
     def _split(self, missing: dict[str, list[str]]) -> list[dict[str, list[str]]]:
         """Split the tests to run over the workers, balancing by test count.
@@ -434,6 +492,9 @@ class FastScorer(Scorer):
         loaded = rec.get("loaded")
         everything = bool(rec.get("tampered")) or bool(findings) or not isinstance(loaded, dict)
         seen = _loaded_by_file(loaded if isinstance(loaded, dict) else {}, files, index)
+        traces = rec.get("traces") if self.keys == "dynamic" and not everything else None
+        tests_tr = traces.get("tests") if isinstance(traces, dict) else None
+        shared_tr = traces.get("shared") if isinstance(traces, dict) else None
         default = "not observed to pass" + (f" ({'; '.join(notes)})" if notes else "")
         out: dict[str, tuple[bool, str]] = {}
         records: list[dict] = []  # what `_remember` was given, for the cache on disk
@@ -454,7 +515,19 @@ class FastScorer(Scorer):
                     text = f"collection failed: {errors[tf]}" if tf in errors else default
                     got = (False, text)
                 out[n] = res[n] = got
-            self._remember(keyer, tf, res, everything, extra, findings)
+            # What each test executed: its own call phase, with everything that ran outside
+            # the tests' call phases (collection, fixtures, teardown) for any test file:
+            # a module is imported, and a wider-scoped fixture set up, once per process.
+            per_test: dict[str, dict] = {}
+            if isinstance(tests_tr, dict) and isinstance(shared_tr, dict):
+                base = merge(*shared_tr.values())
+                for n in nids:
+                    t = merge(tests_tr.get(n))
+                    if t is not None and base is not None and n in raw:
+                        per_test[n] = {rel: sorted(ls) for rel, ls in t.items()}
+                if base is not None:
+                    per_test[SHARED] = {rel: sorted(ls) for rel, ls in base.items()}
+            self._remember(keyer, tf, res, everything, extra, findings, per_test, files, blobs)
             records.append(
                 {
                     "tf": tf,
@@ -462,6 +535,7 @@ class FastScorer(Scorer):
                     "everything": everything,
                     "extra": extra,
                     "findings": findings,
+                    "traces": per_test,
                 }
             )
         return out, notes, findings, records
@@ -474,6 +548,9 @@ class FastScorer(Scorer):
         everything: bool,
         extra: dict[str, str],
         findings: list[dict[str, str]],
+        traces: dict[str, dict] | None = None,
+        files: dict[str, str] | None = None,
+        blobs: Mapping[str, bytes] | None = None,
     ) -> None:
         """Cache the outcomes of a run of `tf`'s tests, keyed by what each test can reach.
 
@@ -485,18 +562,39 @@ class FastScorer(Scorer):
                 its outcomes depend on every file.
             extra: files the run loaded beyond its static closure (they widen the keys).
             findings: what the guard flagged in the run.
+            traces: per test, what it executed (`traced`): with `keys="dynamic"`, its key
+                is narrowed to that (`Keyer.dynamic_items`), else the static key.
+            files: the snapshot the tests ran on (for `traces`).
+            blobs: its contents, by digest (for `traces`).
         """
         Items = dict[str, tuple[str, ...]] | None
-        groups: dict[tuple | None, tuple[Items, dict[str, tuple[bool, str]]]] = {}
+        groups: dict[tuple, tuple[Items, dict[str, str], dict[str, tuple[bool, str]]]] = {}
+
+        def source(rel: str) -> bytes | None:
+            d = (files or {}).get(rel)
+            return None if d is None or blobs is None else blobs.get(d)
+
         for n, got in results.items():
-            items = None if everything else keyer.items_for(tf, n)
-            frozen = None if items is None else tuple(sorted(items.items()))
-            groups.setdefault(frozen, (items, {}))[1][n] = got
+            more: dict[str, str] = {}
+            items: Items
+            dyn = None
+            if not everything and traces and self.keys == "dynamic" and n in traces:
+                dyn = keyer.dynamic_items(tf, n, traces[n], source, traces.get(SHARED))
+            if dyn is not None:
+                items, more = dyn
+            else:
+                items = None if everything else keyer.items_for(tf, n)
+            frozen = (
+                None if items is None else tuple(sorted(items.items())),
+                tuple(sorted(more.items())),
+                dyn is not None,
+            )
+            groups.setdefault(frozen, (items, {**extra, **more}, {}))[2][n] = got
         with self._lock:
-            for items, res in groups.values():
-                new = keyer.make(tf, items, res, dict(extra), tuple(findings))
+            for (_, _, dynamic), (items, wide, res) in groups.items():
+                new = keyer.make(tf, items, res, dict(wide), tuple(findings), dynamic)
                 entries = self._entries.setdefault(tf, [])
-                for entry in entries:
+                for entry in reversed(entries[-64:]):  # the same state's, if any, is recent
                     if (entry.static_key, entry.items, entry.parts, entry.extra) == (
                         new.static_key,
                         new.items,
@@ -507,7 +605,8 @@ class FastScorer(Scorer):
                         break
                 else:
                     entries.append(new)
-                    if len(entries) > MAX_ENTRIES_PER_FILE:
+                    limit = max(MAX_ENTRIES_PER_FILE, 32 * len(self.coll.by_file.get(tf, ())))
+                    if len(entries) > limit:
                         del entries[0]
 
     def close(self) -> None:
@@ -522,6 +621,15 @@ class FastScorer(Scorer):
         for w in workers:
             w.handle.kill()
         self._pool.shutdown(wait=False, cancel_futures=True)
+        if self._memo is not None:
+            with self._lock:
+                entries = {tf: list(es) for tf, es in self._entries.items()}
+            self._memo.save(entries)
+
+    @property
+    def hit_rate(self) -> float:
+        """The share of the tests asked for (not fresh) served without a run."""
+        return self.served / self.asked if self.asked else 0.0
 
 
 def _record(r: dict, by_file: dict[str, tuple[str, ...]], files: dict[str, str]) -> dict:
@@ -546,10 +654,12 @@ def _record(r: dict, by_file: dict[str, tuple[str, ...]], files: dict[str, str])
     ):
         raise ValueError("a record of another workspace")
     findings = [{k: str(f[k]) for k in ("kind", "test", "detail")} for f in r["findings"]]
+    traces = {n: t for n, t in dict(r.get("traces") or {}).items() if n in ids or n == SHARED}
     return {
         "tf": tf,
         "results": results,
         "everything": r["everything"],
         "extra": extra,
         "findings": findings,
+        "traces": traces,
     }

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from . import traced
 from .analysis import CLASS_ATTRS, PURE_CALLS, SIGNATURE, ClassFacts, FileFacts, FunctionFacts
 from .analysis import SAFE_BASES as _SAFE_BASES
 from .collection import Collection
@@ -227,6 +228,10 @@ class _Reach:
         return None if EVERYTHING in reached else reached
 
 
+#: files a dynamic key counts by content only where a test opened them: any file but the
+#: ones an import may load without an `open` the guard sees
+_IMPORTABLE = (".py", ".so", ".pyd", ".pth", ".pyc", ".pyi", ".zip", ".egg")
+
 #: in a reached set: the test can reach anything (see `_Reach._attrs`)
 EVERYTHING = ("*", "*")
 
@@ -329,6 +334,7 @@ class Keyer:
         self._reach: dict[str, _Reach] = {}
         self._parts: dict[tuple[str, str, tuple[str, ...]], str] = {}
         self._all_sig: str | None = None
+        self._qualnames: dict[str, tuple[str, ...]] = {}
 
     def opaque(self, tf: str) -> str:
         """Why `tf`'s tests depend on every file ("" when they do not)."""
@@ -348,6 +354,27 @@ class Keyer:
                 for rel in sorted(closure.canonical):
                     parts.append(f"{rel}={self.test_digests.get(rel, '-')}")
             hit = self._static[tf] = _hash(*parts)
+        return hit
+
+    def dynamic_static_key(self, tf: str) -> str:
+        """The static key without the contents of data files (`dynamic_items`).
+
+        A dynamic key counts a data file by content only where a test opened it (the
+        guard sees every open); the names of every file still count (a listing), as do
+        the skeletons of the Python files and anything else that may be imported.
+        """
+        hit = self._static.get("\0dyn" + tf)
+        if hit is None:
+            closure = self.closures.get(tf)
+            parts = ["dyn", tf, self.test_digests.get(tf, "-"), *sorted(self.files)]
+            if closure is not None:
+                parts.append(closure.signature)
+                for rel in sorted(closure.files):
+                    data = not rel.endswith(_IMPORTABLE)
+                    parts.append(f"{rel}={'data' if data else self._skeleton(rel)}")
+                for rel in sorted(closure.canonical):
+                    parts.append(f"{rel}={self.test_digests.get(rel, '-')}")
+            hit = self._static["\0dyn" + tf] = "dyn:" + _hash(*parts)
         return hit
 
     def _skeleton(self, rel: str) -> str:
@@ -395,6 +422,57 @@ class Keyer:
                 by_file.setdefault(rel, []).append(q)
         return {rel: tuple(sorted(qs)) for rel, qs in by_file.items()}
 
+    def qualnames(self, rel: str) -> tuple[str, ...]:
+        """The qualified names of the functions of `rel` (`#n` for repeated definitions)."""
+        hit = self._qualnames.get(rel)
+        if hit is None:
+            f = self.facts(rel) if rel.endswith(".py") else None
+            hit = self._qualnames[rel] = tuple(fn.qualname for fn in f.functions) if f else ()
+        return hit
+
+    def dynamic_items(
+        self,
+        tf: str,
+        nodeid: str,
+        trace: traced.Trace | None,
+        source: Callable[[str], bytes | None],
+        shared: traced.Trace | None = None,
+    ) -> tuple[dict[str, tuple[str, ...]], dict[str, str]] | None:
+        """The key of a test narrowed to what it executed (`traced`); None: keep the static.
+
+        Returns (per file of the static closure, the functions the test executed; the
+        files that count whole: read by the test, or outside the closure with code that
+        ran). Never wider than the static key: a function the static analysis says the
+        test cannot reach is a trace the host cannot trust, and None.
+
+        `shared` is what ran outside every test's call phase (collection, fixtures): it
+        counts in the files of the closure only (a module outside it that was loaded on
+        the test file's behalf counts whole anyway: the scorer's `extra`).
+        """
+        closure = self.closures.get(tf)
+        if closure is None or trace is None or shared is None:
+            return None
+        mine = {rel: ls for rel, ls in shared.items() if rel in closure.files}
+        for rel, ls in trace.items():
+            mine[rel] = [*mine.get(rel, ()), *ls]
+        got = traced.executed(mine, self.files, source, self.qualnames)
+        if got is None:
+            return None
+        funcs, whole = got
+        static = self.items_for(tf, nodeid)
+        items: dict[str, tuple[str, ...]] = {}
+        for rel, names in funcs.items():
+            if rel in closure.canonical:
+                continue
+            if rel not in closure.files:
+                whole.add(rel)  # its skeleton is in no key: its content counts
+                continue
+            if static is not None and not names <= set(static.get(rel, ())):
+                return None
+            if names:
+                items[rel] = tuple(sorted(names))
+        return items, {rel: self.files[rel] for rel in sorted(whole) if rel in self.files}
+
     def make(
         self,
         tf: str,
@@ -402,14 +480,20 @@ class Keyer:
         results: dict[str, tuple[bool, str]],
         extra: dict[str, str],
         findings: tuple[dict, ...] = (),
+        dynamic: bool = False,
     ) -> Entry:
-        """A new cache entry for tests of `tf` that can reach `items` (None: anything)."""
+        """A new cache entry for tests of `tf` that can reach `items` (None: anything).
+
+        `dynamic`: `items` is what the tests executed (`dynamic_items`): the entry's static
+        part leaves out the data files they did not open (`dynamic_static_key`).
+        """
         if items is None:
             return Entry("", None, {"*": (self.all_sig(), "")}, extra, dict(results), findings)
         parts = {
             rel: (self.files.get(rel, "-"), self.part(rel, names)) for rel, names in items.items()
         }
-        return Entry(self.static_key(tf), items, parts, extra, dict(results), findings)
+        key = self.dynamic_static_key(tf) if dynamic else self.static_key(tf)
+        return Entry(key, items, parts, extra, dict(results), findings)
 
     def valid(self, tf: str, entry: Entry) -> bool:
         """Whether the entry's outcomes still hold in this snapshot (updates its parts)."""
@@ -418,7 +502,8 @@ class Keyer:
                 return False
         if entry.items is None:
             return entry.parts["*"][0] == self.all_sig()
-        if self.static_key(tf) != entry.static_key:
+        dynamic = entry.static_key.startswith("dyn:")
+        if (self.dynamic_static_key(tf) if dynamic else self.static_key(tf)) != entry.static_key:
             return False
         for rel, (seen, part) in entry.parts.items():
             cur = self.files.get(rel, "-")

@@ -924,6 +924,53 @@ ATTACKS: list[Attack] = [
         flagged=False,
         note="records without the nonce are noise; what a run loaded only widens keys",
     ),
+    # Issue 30: the tracer behind dynamic keys, and the memo. None of these earns a pass;
+    # a key made too narrow is bounded by the audits and the final recount (see
+    # tests/scoring/test_dynamic_keys.py for a stale count that the return never keeps).
+    Attack(
+        "tracer_switched_off",
+        "cache",
+        _module("import sys\n\nsys.settrace(None)\n"),
+        kinds=frozenset({"interpreter_access"}),
+        note="refused and named; a flagged run's outcomes are keyed by every file",
+    ),
+    Attack(
+        "tracer_read_through_gettrace",
+        "cache",
+        _module(
+            "import sys\n\n_T = sys.gettrace()\n"
+            "for _c in getattr(_T, '__closure__', None) or ():\n"
+            "    _c.cell_contents.clear()\n"
+        ),
+        flagged=False,
+        note="sys.gettrace() gives the project None: the tracer's state is out of reach",
+    ),
+    Attack(
+        "trace_hidden_by_a_false_file",
+        "cache",
+        _module('__file__ = "/elsewhere/core.py"\n'),
+        flagged=False,
+        note="its functions leave no trace (a key too narrow): audits and the recount bound it",
+    ),
+    Attack(
+        "trace_forged_on_the_channel",
+        "cache",
+        _module(
+            "import json, os\n\nfor fd in range(3, 64):\n"
+            "    try:\n        os.write(fd, b'0' * 32 + b' ' + json.dumps({'ev': 'done', "
+            "'id': 'x', 'passed': True, 'trace': {}}).encode() + b'\\n')\n"
+            "    except OSError:\n        pass\n",
+        ),
+        flagged=False,
+        note="records without the nonce are noise",
+    ),
+    Attack(
+        "cache_filled_by_one_test_read_by_another",
+        "cache",
+        _module("_MEMO = {}\n", "_MEMO.setdefault('answer', None)"),
+        flagged=False,
+        note="order dependence: a test that reads what another filled; earns nothing here",
+    ),
     # ----------------------------------------------------------------- 4. the host
     Attack(
         "write_outside_through_commands",

@@ -18,8 +18,11 @@ from pathlib import Path
 import pytest
 
 import swarm_envs
-from swarm_envs.scoring import FastScorer, collection, keys, make_scorer
+from swarm_envs.core.config import ScoringSettings
+from swarm_envs.envs import book
+from swarm_envs.scoring import FastScorer, collection, keys, make_scorer, memo
 from swarm_envs.scoring.disk import DiskCache, default_root
+from swarm_envs.scoring.lru import LRU
 
 from .project import SOLUTION, put
 
@@ -31,6 +34,7 @@ def new_process(monkeypatch):
     def forget() -> None:
         monkeypatch.setattr(collection, "_collections", {})
         monkeypatch.setattr(keys, "_shared", {})
+        monkeypatch.setattr(memo, "_loaded", {})
 
     return forget
 
@@ -60,12 +64,12 @@ def runs(monkeypatch):
     return Runs
 
 
-def evaluate(task, make_sandbox_for_test, edits: dict[str, str] | None = None):
+def evaluate(task, make_sandbox_for_test, edits: dict[str, str] | None = None, memo=True):
     sb = make_sandbox_for_test()
     task.materialize(sb.root)
     for rel, text in (edits or {}).items():
         put(sb, rel, text)
-    with make_scorer(task, sb) as sc:
+    with make_scorer(task, sb, scoring=ScoringSettings(memo=memo)) as sc:
         return sc.evaluate(held_out=True)
 
 
@@ -80,7 +84,7 @@ def test_a_new_process_scores_the_starting_state_from_disk(
 ):
     cold = evaluate(task, make_sandbox_for_test)
     assert cold.verdict == "ok" and cold.ran == 7 and runs.count == 2
-    assert set(entries()) == {"collection", "start"}
+    assert set(entries()) == {"collection", "start", "memo"}  # memo: outcomes by key
     new_process()
     runs.allowed = False
     sb = make_sandbox_for_test()
@@ -110,6 +114,52 @@ def test_the_environment_resets_from_disk(task, new_process, runs):
         assert warm["agent_0"][k] == cold["agent_0"][k]
 
 
+def test_a_first_reset_in_a_new_process_runs_nothing(task, new_process, runs, monkeypatch):
+    """Its true starting count (a fresh run) is on disk by content too (issue 30)."""
+    env = swarm_envs.parallel_env(task, num_agents=2)
+    _, cold = env.reset(seed=0)
+    env.close()
+    new_process()
+    monkeypatch.setattr(book, "_TRUE_STARTS", LRU(64))  # the fresh counts of this process
+    runs.allowed = False
+    env = swarm_envs.parallel_env(task, num_agents=2)
+    _, warm = env.reset(seed=0)
+    assert warm["agent_0"]["tests_passed"] == cold["agent_0"]["tests_passed"]
+    env.close()
+
+
+def test_outcomes_seen_in_another_process_cost_no_run(
+    task, make_sandbox_for_test, new_process, runs
+):
+    """The memo: the result cache's entries are kept on disk, by the host's keys."""
+    sb = make_sandbox_for_test()
+    task.materialize(sb.root)
+    with make_scorer(task, sb) as sc:
+        assert sc.evaluate().passed == 0
+        put(sb, "mathy/text.py", SOLUTION["mathy/text.py"])
+        assert sc.evaluate().passed == 3
+    new_process()
+    runs.allowed = False
+    sb = make_sandbox_for_test()
+    task.materialize(sb.root)
+    with make_scorer(task, sb) as sc:
+        assert sc.evaluate().passed == 0  # the start: its full run is on disk
+        put(sb, "mathy/text.py", SOLUTION["mathy/text.py"])
+        seen = sc.evaluate()  # seen in the other process: from the memo
+        assert seen.passed == 3 and seen.ran == 0 and sc.hit_rate == 1.0 and sc.asked == 14
+        runs.allowed = True
+        put(sb, "mathy/ops.py", SOLUTION["mathy/ops.py"])  # never seen: runs
+        assert sc.evaluate().ran == 4
+    # Without the memo, nothing is kept or read across processes.
+    new_process()
+    sb = make_sandbox_for_test()
+    task.materialize(sb.root)
+    with make_scorer(task, sb, scoring=ScoringSettings(memo=False)) as sc:
+        sc.evaluate()
+        put(sb, "mathy/text.py", SOLUTION["mathy/text.py"])
+        assert sc.evaluate().ran == 3
+
+
 def test_an_entry_counts_only_for_the_state_it_was_made_from(
     task, make_sandbox_for_test, new_process, runs
 ):
@@ -124,7 +174,7 @@ def test_an_entry_counts_only_for_the_state_it_was_made_from(
     shutil.copyfile(by_age[0], by_age[1])
     new_process()
     before = runs.count
-    again = evaluate(task, make_sandbox_for_test)
+    again = evaluate(task, make_sandbox_for_test, memo=False)  # (the memo would answer)
     assert again.passed == 0 and runs.count == before + 1
     assert json.loads(by_age[1].read_text())["key"] in by_age[1].name  # rebuilt
 

@@ -80,7 +80,7 @@ from .hardened import (
     hide_param,
     make_shell,
 )
-from .protocol import PERSISTENT
+from .protocol import OPENED, PERSISTENT, SPAWNED
 
 REPORT_EVENT = "swarm_envs.report"
 #: what a frame view asks the guard (see `_view_types`)
@@ -284,6 +284,11 @@ def _refuse_signals(*args: object, **kwargs: object) -> None:
     raise Refused(f"signal handlers and timers are {_VETO}")
 
 
+def _no_trace() -> None:
+    """`sys.gettrace` for the code under test: the harness's tracer is nobody's business."""
+    return None
+
+
 def install(**kwargs: object) -> None:
     """Install the guard (once per process, before any code under test is imported).
 
@@ -292,6 +297,12 @@ def install(**kwargs: object) -> None:
     """
     private = dict(globals())
     private["__builtins__"] = dict(builtins.__dict__)
+    if kwargs.get("trace"):
+        # The tracer's state is reachable from the tracer itself: `sys.gettrace` must not
+        # hand it out (setting a trace function is refused to everyone once the guard is
+        # in, so "none" is what the code under test can ever have set).
+        kwargs["real_gettrace"] = sys.gettrace
+        sys.gettrace = _no_trace
     fresh = types.FunctionType(_install.__code__, private, "_install")
     fresh.__kwdefaults__ = dict(_install.__kwdefaults__ or {})
     import signal
@@ -317,6 +328,8 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     caller_codes: frozenset[int],
     harness_dir: str,
     canonical_imports: tuple[str, ...] = (),
+    trace: bool = False,
+    real_gettrace: Any = None,
 ) -> None:
     """The guard proper.
 
@@ -329,6 +342,10 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         caller_codes: ids of the code objects allowed to report (the reporter's).
         harness_dir: the worker's directory (its frames are trusted, its files private).
         canonical_imports: modules that canonical tests import (watched like pytest).
+        trace: record, per test, the lines of the project's code that began running
+            (`tracer` below): the host narrows the test's cache key to the functions
+            they are in.
+        real_gettrace: `sys.gettrace` as it was (`install` hides the tracer from it).
     """
     import _thread
     import gc
@@ -520,6 +537,73 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         "poisoned": False,  # a finding outside any test, or one that outlives its test
         "test_findings": 0,  # findings while this test (or the collection) ran
     }
+
+    # ------------------------------------------------------------ the tracer
+    # What a test executed, for its dynamic cache key (issue 30): the (file, line) at which
+    # each Python frame began (or resumed) running, recorded by a global trace function
+    # that keeps no local tracing (so a call costs one set insertion). Lines are mapped to
+    # functions on the host, from source the host read itself. The sink is the running
+    # test's set during its call phase; everything else (collection, fixtures, teardown)
+    # goes to its test file's shared set, which counts for every test of that file. A
+    # trace is worthless, and the host falls back to the static key, when the tracer was
+    # switched off during the test, or the test started a thread (its frames are not
+    # traced) or another process: those are marked with a line of SPAWNED.
+    trace_sink: list = [set()]
+    trace_shared: dict[str, set] = {"": trace_sink[0]}
+    trace_tests: dict[str, set] = {}
+    dict_get = dict.get
+    spawn_events = frozenset(
+        {"os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system"}
+        | {"subprocess.Popen", "pty.spawn"}
+    )
+    import threading as _threading
+
+    thread_start = (
+        plain(getattr(_threading, "__file__", "")),
+        int(_threading.Thread.start.__code__.co_firstlineno),
+    )
+
+    def tracer(frame: Any, event: str, arg: object) -> None:
+        f = dict_get(frame.f_globals, "__file__")
+        if type(f) is str:
+            trace_sink[0].add((f, frame.f_lineno))
+
+    def trace_lines(lines: set) -> dict | None:
+        """{workspace file: sorted lines} of a sink; None: the trace cannot be used."""
+        if thread_start in lines:
+            return None
+        out: dict[str, list[int]] = {}
+        for f, line in lines:
+            if line == SPAWNED:
+                return None
+            for r in roots:
+                if f.startswith(r):
+                    if not f.startswith(r + "tests/"):
+                        out.setdefault(f[len(r) :], []).append(line)
+                    break
+        return {k: sorted(set(v)) for k, v in out.items()}
+
+    def read_for_tests(frame: Any) -> bool:
+        """Whether a file opened from `frame` is read on behalf of the code under test.
+
+        Not when only trusted code is on the stack (pytest reading sources to report a
+        failure), nor by the import system (a module's code is keyed by its functions).
+        """
+        opener = plain(frame.f_code.co_filename)
+        if opener.startswith("<frozen importlib") or opener.startswith(harness_root):
+            return False
+        f = frame
+        while f is not None:
+            if code_category(f.f_code) != TRUSTED:
+                return True
+            f = f.f_back
+        return False
+
+    def trace_sink_to(owner: str) -> None:
+        s = trace_shared.get(owner)
+        if s is None:
+            s = trace_shared[owner] = set()
+        trace_sink[0] = s
 
     def current_test() -> str:
         cur = state["current"]
@@ -879,6 +963,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
     def report(kind: str, args: tuple) -> None:  # noqa: C901 - one branch per pytest event
         if kind == "collectstart":
             state["owner"] = plain(args[0]).partition("::")[0]
+            trace_sink_to(state["owner"])
             emit({"ev": "collect", "file": plain(args[0])})
         elif kind == "collecterror":
             emit({"ev": "collect_error", "file": plain(args[0]), "text": plain(args[1])})
@@ -906,6 +991,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             check_snapshot(full)
             check_canonical_modules(first=True)
             state["owner"] = ""
+            trace_sink_to("")
             emit({"ev": "collected", "ids": collected})
         elif kind == "start":
             nodeid, facts, plugins = plain(args[0]), args[1], args[2]
@@ -915,6 +1001,8 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 return
             state["current"] = nodeid
             state["owner"] = nodeid.partition("::")[0]
+            trace_sink_to(state["owner"])
+            trace_tests.pop(nodeid, None)
             forget_views()
             purge_sources()
             state["phases"] = []
@@ -931,6 +1019,11 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 flag("item_changed", f"a test was called outside its own protocol: {nodeid}")
                 return
             state["in_call"] = bool(starting)
+            if trace:
+                if starting:
+                    trace_sink[0] = trace_tests[nodeid] = set()
+                else:
+                    trace_sink_to(state["owner"])
             if starting:
                 check_item(nodeid, state["items"][nodeid], facts)
                 state["funcargs"] = funcargs
@@ -972,21 +1065,35 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                     f"{cur}: pytest reported a pass, but its body did not run to its end",
                 )
             passed = reported and state["done"] and not state["flagged"] and not state["poisoned"]
-            emit({"ev": "done", "id": cur, "passed": passed})
+            record: dict = {"ev": "done", "id": cur, "passed": passed}
+            if trace:
+                lines = trace_tests.pop(cur, None)
+                if real_gettrace() is not tracer:
+                    lines = None  # switched off (or lost to an error inside it): re-armed
+                    sys.settrace(tracer)  # allowed: the guard is busy (its own call)
+                ran = ("setup", "passed") in phases and any(w == "call" for w, _ in phases)
+                ok = lines is not None and ran and not state["flagged"]
+                record["trace"] = trace_lines(lines) if ok and lines is not None else None
+            emit(record)
             state["current"] = None
             state["owner"] = ""
+            trace_sink_to("")
         elif kind == "sessionfinish":
             check_snapshot(fast)
             check_snapshot(full)
             check_canonical_modules(first=False)
             plugins_ok(args[0], "at the end of the run")
-            emit(
-                {
-                    "ev": "loaded",
-                    "files": {k: sorted(v) for k, v in loaded_files.items()},
-                    "modules": {k: sorted(v) for k, v in loaded_modules.items()},
+            loaded: dict = {
+                "ev": "loaded",
+                "files": {k: sorted(v) for k, v in loaded_files.items()},
+                "modules": {k: sorted(v) for k, v in loaded_modules.items()},
+            }
+            if trace:
+                alive = real_gettrace() is tracer
+                loaded["executed"] = {
+                    k: trace_lines(v) if alive else None for k, v in trace_shared.items()
                 }
-            )
+            emit(loaded)
             emit({"ev": "finish"})
         elif kind == "error":
             emit({"ev": "error", "text": plain(args[0], 500)})
@@ -1187,6 +1294,8 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 loaded_files.setdefault(state["owner"], set()).add(full[len(r) :])
                 if full.endswith(".py"):
                     state["workspace_ran"] = True
+                if trace and read_for_tests(getframe(2)):
+                    trace_sink[0].add((full, OPENED))  # its content counts, whole
                 return
         private = (full.startswith(harness_root) and not full.startswith(library_root)) or (
             full.startswith(test_roots) and full.endswith(".py")
@@ -1247,6 +1356,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         | {"object.__setattr__", "object.__delattr__", *frames, *gc_events, *interpreter}
         | set(compiling)
         | {"exec"}
+        | (spawn_events if trace else frozenset())
     )
 
     def hook(event: str, args: tuple) -> None:
@@ -1294,6 +1404,8 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 raise Refused(_VETO)
             elif event == "exec":
                 on_exec(args)
+            elif event in spawn_events:
+                trace_sink[0].add(("", SPAWNED))
             elif event in compiling:
                 on_compile(event, args)
         except (Refused, RefusedOpen):
@@ -1305,4 +1417,6 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             if was_enabled:
                 gc_enable()
 
+    if trace:
+        sys.settrace(tracer)  # before the hook: once it is in, it refuses this to everyone
     sys.addaudithook(hook)

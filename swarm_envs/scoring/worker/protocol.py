@@ -29,6 +29,12 @@ NO_TEST = ("", "(collection)")
 MAX_LINE = 16 * 1024 * 1024
 
 
+#: lines of a trace (`guard`'s tracer): a workspace file opened for reading (its whole
+#: content counts), and a thread or process started (the trace is incomplete)
+OPENED = -1
+SPAWNED = -2
+
+
 def new_nonce() -> bytes:
     """A fresh channel nonce (32 hex digits)."""
     return os.urandom(16).hex().encode()
@@ -166,6 +172,7 @@ class RunState:
         self.notes: list[str] = []
         self.findings: list[dict] = []
         self.loaded: dict | None = None
+        self.traces: dict[str, dict | None] = {}  # what each test executed (guard's tracer)
         self._started: set[str] = set()
         self._order: list[str] = []  # tests in the order they started
 
@@ -208,6 +215,9 @@ class RunState:
             else:
                 ok = bool(rec.get("passed"))
                 self.results[nid] = [ok, "" if ok else self.bad.get(nid, "failed")]
+                if "trace" in rec:
+                    got = rec["trace"]
+                    self.traces[nid] = got if isinstance(got, dict) else None
             self.current = ""
         elif ev == "loaded":
             if self.loaded is not None:

@@ -68,6 +68,23 @@ class _Child:
         self.channel = Deframer()
 
 
+def _merge_traces(st: RunState, traced: dict, shared: dict) -> None:
+    """Add one child's traces (it finished its run: its shared traces came)."""
+    executed = st.loaded.get("executed") if isinstance(st.loaded, dict) else None
+    if not isinstance(executed, dict):
+        return
+    for owner, lines in executed.items():
+        have = shared.get(owner, {})
+        if have is None or not isinstance(lines, dict):
+            shared[owner] = None
+            continue
+        for rel, ls in lines.items():
+            have.setdefault(rel, set()).update(ls)
+        shared[owner] = have
+    for nid, lines in st.traces.items():
+        traced.setdefault(nid, lines)
+
+
 class Server:
     """The fork server: one request at a time, each in a fresh forked child."""
 
@@ -81,7 +98,9 @@ class Server:
         self.emit = Framer(out_fd).emit
         self.seq = 0
 
-    def fork(self, tree: str, targets: list[str], select_ids: list[str] | None) -> _Child:
+    def fork(
+        self, tree: str, targets: list[str], select_ids: list[str] | None, trace: bool = False
+    ) -> _Child:
         """Start one evaluation of `targets` in `tree` in a forked child, in its own group."""
         r, w = os.pipe()
         self.seq += 1
@@ -115,7 +134,9 @@ class Server:
                 import tempfile
 
                 tempfile.tempdir = None
-                run_pytest(tree, self.ini, targets, select_ids, w, code_cache=self.code_cache)
+                run_pytest(
+                    tree, self.ini, targets, select_ids, w, code_cache=self.code_cache, trace=trace
+                )
             finally:
                 os._exit(0)
         os.close(w)
@@ -173,9 +194,14 @@ class Server:
         findings: list[dict] = []
         tampered = ""
         loaded: dict[str, dict[str, set[str]]] = {"files": {}, "modules": {}}
+        trace = bool(req.get("trace"))
+        # What each test executed (`guard`'s tracer): per test, and per test file shared by
+        # its tests (collection, fixtures); None where the trace cannot be used.
+        traced: dict[str, dict | None] = {}
+        shared: dict[str, dict | None] = {}
         complete = True
         for _attempt in range(int(req.get("max_restarts", 8)) + 1):
-            child = self.fork(tree, targets, select_ids)
+            child = self.fork(tree, targets, select_ids, trace)
             st = RunState()
             killed_for = self._watch(child, st, deadline, test_timeout)
             self.reap(child)
@@ -188,6 +214,8 @@ class Server:
                     got = st.loaded.get(kind)
                     for owner, names in got.items() if isinstance(got, dict) else ():
                         loaded[kind].setdefault(str(owner), set()).update(map(str, names))
+                if trace:
+                    _merge_traces(st, traced, shared)
             else:
                 complete = False
             if st.tampered:
@@ -239,6 +267,9 @@ class Server:
                     break
                 targets = remaining
                 select_ids = remaining
+        for owner, got in shared.items():
+            if got is not None:
+                shared[owner] = {rel: sorted(ls) for rel, ls in got.items()}
         return {
             "results": results,
             "collect_errors": collect_errors,
@@ -250,6 +281,7 @@ class Server:
                 if complete
                 else None
             ),
+            "traces": {"tests": traced, "shared": shared} if trace and not tampered else None,
             "elapsed": time.monotonic() - start,
         }
 

@@ -83,9 +83,11 @@ def run_pytest(
     out_fd: int,
     *,
     code_cache: CodeCache,
+    trace: bool = False,
 ) -> None:
     """Run pytest on `targets` of `tree` under the guard, which reports to `out_fd`.
 
+    With `trace`, the guard records what each test executed (`guard`'s tracer).
     Canonical tests must already be compiled (`code_cache.prepare`): the guard is installed
     now, before any code under test is imported, and knows their code from then on.
     """
@@ -108,6 +110,7 @@ def run_pytest(
         # The worker's bin/: this package and the bootstrap that started it.
         harness_dir=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
         canonical_imports=tuple(sorted(code_cache.imports)),
+        trace=trace,
     )
     del codes, keep
     os.chdir(tree)
