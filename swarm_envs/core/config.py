@@ -112,10 +112,11 @@ class ScoringSettings(_Model):
     """
 
     keys: Literal["dynamic", "static"] = Field(
-        default="dynamic",
-        description="'dynamic': a test re-runs when code it executed in its last run "
-        "changed (the static key is the ceiling and the fallback); 'static': only what the "
-        "host's analysis of the source says a test can reach (no runtime facts)",
+        default="static",
+        description="'static': a test re-runs when code the host's analysis of the source "
+        "says it can reach changed (no runtime facts); 'dynamic': when code it executed in "
+        "its last run changed (the static key is the ceiling and the fallback; traced, "
+        "so each run costs more: measured in docs/integrity.md)",
     )
     memo: bool = Field(
         default=True,
@@ -124,8 +125,8 @@ class ScoringSettings(_Model):
     audit_every: int = Field(
         default=25,
         ge=0,
-        description="a full fresh run every N rescorings; a disagreement is charged at that "
-        "step and recorded in infos['integrity'] (0: no audits)",
+        description="with dynamic keys, a full fresh run every N rescorings; a disagreement "
+        "is charged at that step and recorded in infos['integrity'] (0: no audits)",
     )
 
 

@@ -195,7 +195,11 @@ class Episode:
         return RewardBook(
             self._reward_ids or (),
             max_scorer_failures=self.config.max_scorer_failures,
-            audit_every=self.config.scoring.audit_every if self.config.scorer == "fast" else 0,
+            audit_every=(
+                self.config.scoring.audit_every
+                if self.config.scorer == "fast" and self.config.scoring.keys == "dynamic"
+                else 0
+            ),
         )
 
     # ------------------------------------------------------------------ lifecycle

@@ -1219,6 +1219,10 @@ class HostState:
 
 # ----------------------------------------------------------------------- the episodes
 
+#: The fast scorer's settings under attack: dynamic keys, the widest selection (the static
+#: key is their ceiling), with the memo on.
+SCORING = {"keys": "dynamic", "memo": True}
+
 
 def control(scorer: str, task: str = "calc", seed: int = 0) -> dict[str, object]:
     """The positive control: the reference solution written through `env.step`.
@@ -1226,7 +1230,9 @@ def control(scorer: str, task: str = "calc", seed: int = 0) -> dict[str, object]
     Returns `passed`, `total` and the finding kinds of a new episode in which the task's
     reference files were written with the write tool, as an honest policy would.
     """
-    env = swarm_envs.parallel_env(_task(task), num_agents=1, scorer=scorer, time_cap_s=1e6)
+    env = swarm_envs.parallel_env(
+        _task(task), num_agents=1, scorer=scorer, time_cap_s=1e6, scoring=SCORING
+    )
     try:
         _, infos = env.reset(seed=seed)
         info = infos["agent_0"]
@@ -1254,7 +1260,9 @@ def _control(scorer: str, task: str, seed: int) -> dict[str, object]:
 
 
 def _attack(attack: Attack, scorer: str, seed: int, marker: str, row: dict) -> None:
-    env = swarm_envs.parallel_env(_task(attack.task), num_agents=1, scorer=scorer, time_cap_s=1e6)
+    env = swarm_envs.parallel_env(
+        _task(attack.task), num_agents=1, scorer=scorer, time_cap_s=1e6, scoring=SCORING
+    )
     try:
         _, infos = env.reset(seed=seed)
         info = infos["agent_0"]

@@ -80,6 +80,9 @@ def project(tmp_path, sandbox):
     return task
 
 
+DYNAMIC = ScoringSettings(keys="dynamic")
+
+
 def _scorers(project, sandbox, keys):
     fast = make_scorer(project, sandbox, scoring=ScoringSettings(keys=keys, memo=False))
     naive = make_scorer(project, sandbox, kind="subprocess")
@@ -164,8 +167,8 @@ def test_a_data_file_a_test_read_counts_whole(project, sandbox):
 
 
 def test_the_scoring_setting_is_validated_and_static_is_selectable():
-    assert EnvConfig(scoring={"keys": "static"}).scoring.keys == "static"
-    assert EnvConfig().scoring == ScoringSettings(keys="dynamic", memo=True, audit_every=25)
+    assert EnvConfig(scoring={"keys": "dynamic"}).scoring.keys == "dynamic"
+    assert EnvConfig().scoring == ScoringSettings(keys="static", memo=True, audit_every=25)
     with pytest.raises(ValueError, match="keys"):
         EnvConfig(scoring={"keys": "smart"})
     with pytest.raises(ValueError, match="audit_every"):
@@ -209,7 +212,7 @@ def test_the_tracer_is_hidden_and_switching_it_off_is_refused_and_named(tmp_path
     files = {**SOLUTION, "calc/read.py": READ, "calc/sneak.py": SNEAK}
     task = write_task(tmp_path / "t", solution=files, tests=SNEAK_TESTS, start=files)
     task.materialize(sandbox.root)
-    with make_scorer(task, sandbox) as sc:
+    with make_scorer(task, sandbox, scoring=DYNAMIC) as sc:
         report = sc.evaluate()
         assert report.per_test["tests/test_sneak.py::test_peek"]  # nothing to read back
         assert not report.per_test["tests/test_sneak.py::test_off"]
@@ -239,7 +242,10 @@ def test_a_lying_trace_moves_credit_in_time_never_creates_it(tmp_path, audit_eve
     stub = {**SOLUTION, "calc/read.py": READ, "calc/ops.py": broken}
     task = write_task(tmp_path / "t", solution=stub, tests=TESTS, start=stub)
     env = swarm_envs.parallel_env(
-        task, num_agents=1, time_cap_s=1e6, scoring={"audit_every": audit_every}
+        task,
+        num_agents=1,
+        time_cap_s=1e6,
+        scoring={"keys": "dynamic", "audit_every": audit_every},
     )
     _, infos = env.reset(seed=0)
     assert infos["agent_0"]["tests_passed"] == 3  # add is broken
@@ -291,7 +297,7 @@ def test_a_test_that_starts_a_thread_keeps_its_static_key(tmp_path, sandbox):
     }
     task = write_task(tmp_path / "t", solution=files, tests=tests, start=files)
     task.materialize(sandbox.root)
-    fast = make_scorer(task, sandbox)
+    fast = make_scorer(task, sandbox, scoring=DYNAMIC)
     naive = make_scorer(task, sandbox, kind="subprocess")
     try:
         _check(fast, naive)
