@@ -4,9 +4,10 @@
     .venv/bin/python benchmarks/bench_menu_scoring.py --tasks calc jsonkit --episodes 4
 
 Each task runs twice in this one process, the same seeded play: first with the scorer's
-defaults (`scoring={"keys": "dynamic", "memo": True}`: a test re-runs only when code it
-executed changed, and outcomes are kept across episodes) and then with static keys and no
-memo (`{"keys": "static", "memo": False}`: what the scorer did before issue 30). Audits
+defaults and the keys of `--keys` (`scoring={"keys": "static", "memo": True}`: outcomes
+kept across episodes; `--keys dynamic`: a test re-runs only when code it executed
+changed) and then with static keys and no memo (`{"keys": "static", "memo": False}`: what
+the scorer did before issue 30). Audits
 are off in both (`audit_every=0`), so the figures compare selection alone; the last
 column counts the audits a separate run with `--audit-every N` made and how many
 disagreed (0 on honest play). The disk cache is left as it is: the memo's side of it
@@ -96,7 +97,6 @@ def profile(task: str, episodes: int, agents: int, cap: float, seed: int, settin
     }
 
 
-NEW = {"keys": "dynamic", "memo": True}
 OLD = {"keys": "static", "memo": False}
 
 
@@ -108,12 +108,14 @@ def main() -> None:
     p.add_argument("--time-cap", type=float, default=60.0)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--audit-every", type=int, default=0, help="audits in the new scorer's run")
+    p.add_argument(
+        "--keys", choices=("static", "dynamic"), default="static", help="the new scorer's keys"
+    )
     a = p.parse_args()
+    new_settings = {"keys": a.keys, "memo": True, "audit_every": a.audit_every}
     pairs = []
     for t in a.tasks:
-        new = profile(
-            t, a.episodes, a.agents, a.time_cap, a.seed, {**NEW, "audit_every": a.audit_every}
-        )
+        new = profile(t, a.episodes, a.agents, a.time_cap, a.seed, new_settings)
         old = profile(t, a.episodes, a.agents, a.time_cap, a.seed, {**OLD, "audit_every": 0})
         pairs.append((new, old))
         print(f"  measured: {new}\n  measured: {old}", flush=True)
