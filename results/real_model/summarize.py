@@ -48,14 +48,20 @@ def bench() -> None:
     for line in episodes.read_text().splitlines():
         ep = json.loads(line)
         spec = ep["spec"]
-        label = spec.get("label") or spec.get("agents", {}).get("name") or "?"
+        agent = spec.get("agent") or spec.get("agents") or {}
+        label = spec.get("label") or agent.get("name") or agent.get("strategy") or "?"
         size = spec.get("size") or spec.get("num_agents")
         decisions = []
         k = ep.get("trajectory_line")
         if k is not None and k < len(trajs):
             decisions = [d for a in trajs[k]["agents"] for d in a["decisions"]]
         n = len(decisions)
-        invalid = sum(d.get("tool") == "invalid" for d in decisions)
+        # A decision whose action had not completed when the cap came has no tool: it is
+        # neither valid nor invalid, and is left out of the shares.
+        wall = sum(d.get("latency_s") or 0.0 for d in decisions)
+        decisions = [d for d in decisions if d.get("tool") is not None]
+        done = len(decisions)
+        valid = done - sum(d.get("tool") == "invalid" for d in decisions)
         errors = sum(d.get("error") is not None for d in decisions)
         # The LLMAgent before the real-model work took structured `tool_calls` only: the
         # same replies, replayed through it, are valid only where the server parsed a call.
@@ -63,10 +69,9 @@ def bench() -> None:
         old = sum(d["meta"]["reply_shape"] == "tool_calls" and d.get("tool") != "invalid"
                   for d in llm)  # fmt: skip
         old_cell = f"{old} ({old / max(len(llm), 1):.0%})" if llm else "-"
-        wall = sum(d.get("latency_s") or 0.0 for d in decisions)
         print(
             f"| {label} | {size} | {ep['tests_start']} -> {ep['tests_final']} / "
-            f"{ep['tests_total']} | {n} | {n - invalid} ({(n - invalid) / max(n, 1):.0%}) | "
+            f"{ep['tests_total']} | {n} ({done} done) | {valid} ({valid / max(done, 1):.0%}) | "
             f"{old_cell} | {errors} | {ep['tokens']} | {wall / max(n, 1):.1f} | "
             f"{ep['duration_s']:.0f} | "
             f"{ep.get('end_reason')} |"
