@@ -11,12 +11,12 @@ MODEL="${MODEL:-models/smollm2}"   # python -m swarm_envs.baselines.lm.real_mode
 SEED="${1:-0}"
 UPDATES="${2:-30}"
 MINUTES="${3:-15}"
-TEMPERATURE="${TEMPERATURE:-0.5}"
+TEMPERATURE="${TEMPERATURE:-1.0}"
 common=(--policy lm --model "$MODEL" --task calc --num-agents 2 --num-envs 1
-        --episodes-per-update 1 --time-cap 12 --max-new-tokens 48 --max-prompt-tokens 1536
+        --episodes-per-update 1 --time-cap 6 --max-new-tokens 32 --max-prompt-tokens 1024
         --temperature "$TEMPERATURE"
         --lora --learning-rate 1e-4 --format-reward 0.1 --micro-batch-turns 4
-        --diag-turns 8 --checkpoint-every 0 --no-tensorboard --threads 1
+        --diag-turns 4 --checkpoint-every 0 --no-tensorboard --threads 1
         --runs-dir results/real_model/runs --seed "$SEED" --num-updates "$UPDATES")
 for algo in ppo sao; do
   clip=$([ "$algo" = ppo ] && echo ppo || echo two_sided)
