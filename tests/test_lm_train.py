@@ -37,8 +37,12 @@ def test_calc_run_completes_and_resumes_to_the_same_state(tiny, tmp_path):
                 "losses/clipfrac", "charts/episodic_return", "charts/SPS", "charts/time_cap",
                 "sao/clipfrac_low", "sao/clipfrac_high", "perf/generation_tokens_per_s",
                 "perf/update_tokens_per_s", "roles/agent/token_share", "roles/agent/entropy",
-                "roles/agent/kl_init"):  # fmt: skip
+                "roles/agent/kl_init", "perf/rollout_s", "perf/generation_s", "perf/env_s",
+                "perf/advantages_s", "perf/diagnostics_s", "perf/update_s"):  # fmt: skip
         assert key in m and np.isfinite(m[key]), key
+    # Where the update's time went: the rollout splits into sampling and the environments.
+    assert m["perf/generation_s"] > 0 and m["perf/update_s"] > 0
+    assert m["perf/generation_s"] + m["perf/env_s"] == pytest.approx(m["perf/rollout_s"])
     assert m["roles/agent/kl_init"] > 0  # the policy moved away from the initial one
     (run_dir,) = (tmp_path / "a" / "runs" / "swarm").iterdir()  # runs/{env_id}__...
     assert run_dir.name.startswith("calc-v0__lm__0__")

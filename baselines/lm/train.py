@@ -185,6 +185,7 @@ def train(args: Args, *, log: Callable[[str], None] = _print_line) -> Summary:
         while setup.update < args.num_updates:
             # Time cap and rollouts: the update's episodes, one rollout per prompt
             t0 = time.perf_counter()
+            gen_s0 = setup.collector.generation_seconds
             cap = setup.time_cap.value()
             seeds = episode_seeds(args, setup.episodes)
             if async_rollouts is not None:
@@ -200,8 +201,10 @@ def train(args: Args, *, log: Callable[[str], None] = _print_line) -> Summary:
             shaping = add_format_reward(records, args.format_reward)
 
             # Advantages (token-level GAE), the diagnostics, and the update
+            t_adv = time.perf_counter()
             turns = setup.learner.advantages(records)
             ep_return = float(np.mean([r.episode_return for r in records]))
+            t_diag = time.perf_counter()
             diag = setup.learner.diagnose(turns, ep_return, args.diag_turns)
             t1 = time.perf_counter()
             try:
@@ -233,6 +236,7 @@ def train(args: Args, *, log: Callable[[str], None] = _print_line) -> Summary:
                 **staleness(turns, setup.update - 1),
                 "perf/generation_tokens_per_s": n_tokens / max(t_rollout, 1e-9),
                 "perf/update_tokens_per_s": n_tokens * args.update_epochs / max(t_update, 1e-9),
+                **phase_seconds(setup, gen_s0, t_rollout, t_diag - t_adv, t1 - t_diag, t_update),
                 **diag,
                 **shaping,
             }
@@ -283,6 +287,30 @@ class Summary(outputs.Summary):
 def episode_seeds(args: Args, episodes: int) -> list[int]:
     """The reset seeds of the update after `episodes` episodes (`runs.episode_seeds`)."""
     return runs.episode_seeds(args.seed, episodes, args.episodes_per_update)
+
+
+def phase_seconds(
+    setup: Any, gen_s0: float, rollout: float, advantages: float, diagnostics: float, update: float
+) -> dict[str, float]:
+    """Where one update's wall time went: sampling, the environments, and the learner.
+
+    `perf/generation_s` is the engines' share of the rollout and `perf/env_s` the rest
+    (stepping the environments, scoring, rendering prompts); both only when the rollouts
+    ran here (not on remote workers or an asynchronous collector). `perf/advantages_s`
+    holds the forward passes for values and reference log-probabilities, `perf/update_s`
+    the update's forward-backward passes and optimizer steps.
+    """
+    out = {
+        "perf/rollout_s": rollout,
+        "perf/advantages_s": advantages,
+        "perf/diagnostics_s": diagnostics,
+        "perf/update_s": update,
+    }
+    generation = setup.collector.generation_seconds - gen_s0
+    if generation > 0:
+        out["perf/generation_s"] = generation
+        out["perf/env_s"] = max(rollout - generation, 0.0)
+    return out
 
 
 def staleness(turns: Sequence[Any], version: int) -> dict[str, float]:
