@@ -161,6 +161,14 @@ class ActorCritic(nn.Module):
         values = self.value_head(hidden.to(self.value_head.weight.dtype)).squeeze(-1).float()
         return Forward(token_logprobs(logits, targets[pred]), entropy_from_logits(logits), values)
 
+    def _reply_logits(self, model: nn.Module, kwargs: dict, pred: torch.Tensor) -> torch.Tensor:
+        # Logits of the reply positions only: the full [batch, length, vocab] tensor of a
+        # real model's long prompts is gigabytes (SmolLM2: 49,152 tokens of vocabulary).
+        if self._head_logits:
+            out = model(**kwargs, output_hidden_states=True, logits_to_keep=1)
+            return model.get_output_embeddings()(out.hidden_states[-1][pred])
+        return model(**kwargs).logits[pred]
+
     @torch.no_grad()
     def state_values(self, batch: TokenBatch) -> torch.Tensor:
         """The value of each sequence's final state (its last non-padding token)."""
@@ -193,9 +201,9 @@ class ActorCritic(nn.Module):
         kwargs = {"input_ids": batch.input_ids, "attention_mask": batch.attention_mask}
         if reference is None:
             with self.policy.disable_adapter():
-                logits = self.policy(**kwargs).logits[pred]
+                logits = self._reply_logits(self.policy, kwargs, pred)
         else:
-            logits = reference(**kwargs).logits[pred]
+            logits = self._reply_logits(reference, kwargs, pred)
         logits = logits.float() / temperature
         if allowed is not None:
             logits = logits.masked_fill(~allowed[:, : logits.shape[-1]], float("-inf"))
