@@ -161,7 +161,7 @@ class ActorCritic(nn.Module):
         values = self.value_head(hidden.to(self.value_head.weight.dtype)).squeeze(-1).float()
         return Forward(token_logprobs(logits, targets[pred]), entropy_from_logits(logits), values)
 
-    def _reply_logits(self, model: nn.Module, kwargs: dict, pred: torch.Tensor) -> torch.Tensor:
+    def _reply_logits(self, model: Any, kwargs: dict, pred: torch.Tensor) -> torch.Tensor:
         # Logits of the reply positions only: the full [batch, length, vocab] tensor of a
         # real model's long prompts is gigabytes (SmolLM2: 49,152 tokens of vocabulary).
         if self._head_logits:
