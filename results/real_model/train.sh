@@ -12,10 +12,13 @@ SEED="${1:-0}"
 UPDATES="${2:-30}"
 MINUTES="${3:-15}"
 TEMPERATURE="${TEMPERATURE:-1.0}"
+# One turn per micro-batch: at 4, SmolLM2's 49,152-token vocabulary over 1,024-token prompts
+# took the update past 10 GB on CPU.
+MICRO="${MICRO:-1}"
 common=(--policy lm --model "$MODEL" --task calc --num-agents 2 --num-envs 1
         --episodes-per-update 1 --time-cap 6 --max-new-tokens 32 --max-prompt-tokens 1024
         --temperature "$TEMPERATURE"
-        --lora --learning-rate 1e-4 --format-reward 0.1 --micro-batch-turns 4
+        --lora --learning-rate 1e-4 --format-reward 0.1 --micro-batch-turns "$MICRO"
         --diag-turns 4 --checkpoint-every 0 --no-tensorboard --threads 1
         --runs-dir results/real_model/runs --seed "$SEED" --num-updates "$UPDATES")
 for algo in ppo sao; do
