@@ -192,6 +192,17 @@ def test_validation_catches_an_insensitive_unit(tmp_path):
     assert not rep.ok and "fails none of its tests" in rep.problems[0]
 
 
+def test_validation_runs_every_test_again_whatever_a_warm_cache_holds(tmp_path):
+    # A second validation of the same task, in the same process and with the scorers' disk
+    # cache warm from the first: both reference runs (the determinism re-run in other
+    # worker processes included) must be runs made now, not outcomes read back.
+    task = Task(write_task(tmp_path))
+    first = validate(task)
+    assert first.ok, first.problems
+    again = validate(task)
+    assert again.ok, again.problems
+
+
 BUNDLED = sorted(t for t, p in registered().items() if p.parent.name == "tasks")
 # The slow suite (CI) checks a task of each suite end to end; the long suite
 # (`make test-long`, hours on two cores) every bundled task.

@@ -56,8 +56,13 @@ def validate(
     """Validate `task`; the report lists every problem found (empty: valid)."""
     t0 = time.perf_counter()
     rep = ValidationReport(task.id, units=len(task.units))
-    pool = RunnerPool(task) if scorer == "fast" else None
-    runners = pool.runners if pool is not None else [ProjectRunner(task, scorer=scorer)]
+    # Every verdict of validation is made by a run now: its scorers keep nothing on disk and
+    # share no outcome with other scorers of the process (a cached entry of a damaged
+    # harness must not make a task invalid, nor a valid one of a task that is not).
+    pool = RunnerPool(task, cache=False) if scorer == "fast" else None
+    runners = (
+        pool.runners if pool is not None else [ProjectRunner(task, scorer=scorer, cache=False)]
+    )
     try:
         _validate(task, runners, pool, rep, check_units, progress)
     finally:
@@ -90,19 +95,18 @@ def _validate(
         return runners[rotate % len(runners)].run(files, held_out=held_out, fresh=fresh)
 
     solution = task.solution_files()
-    # The reference is judged by runs made now, never by an outcome from a cache (in this
-    # process or on disk): an entry of a damaged harness must not make a task invalid,
-    # nor a valid one of a task that is not. Held-out tests must pass too.
+    # The reference is judged by runs made now (`fresh`, and scorers without a cache on
+    # disk). Held-out tests must pass too.
     ref = run_all(solution, held_out=True, fresh=True)
     if ref.verdict != "ok":
         rep.problems.append(f"reference: no verdict ({ref.error})")
         return
+    rep.problems += not_run(ref, "the reference run")
     rep.problems += reference_problems(ref.per_test, ref.failures)
     # Determinism: a second, uncached run of the same files, each test in other worker
     # processes than the first time (ids that differ between processes show up too).
     again = run_all({**solution, "validation_nonce.txt": b"1"}, rotate=1, held_out=True, fresh=True)
-    if again.cached:
-        rep.problems.append("internal: the determinism re-run was served from the cache")
+    rep.problems += not_run(again, "the determinism re-run")
     if again.per_test != ref.per_test:
         flaky = [t for t in ref.per_test if ref.per_test[t] != again.per_test.get(t)]
         rep.problems.append(
@@ -123,6 +127,16 @@ def _validate(
         for r in runners:
             r.test_timeout_s = limit
         rep.problems += unit_problems(task, runners, ids, solution, pool, progress)
+
+
+def not_run(report: TestReport, what: str) -> list[str]:
+    """An internal problem when `report` ran fewer tests than it reports (some were served)."""
+    if report.verdict == "ok" and report.ran < len(report.per_test):
+        return [
+            f"internal: {what} ran {report.ran} of its {len(report.per_test)} tests (the "
+            "others were answered without a run)"
+        ]
+    return []
 
 
 def reference_problems(per_test: dict[str, bool], failures: dict[str, str]) -> list[str]:
