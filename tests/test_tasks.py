@@ -8,8 +8,9 @@ import swarm_envs
 from swarm_envs.error import ManifestError, ProjectError
 from swarm_envs.generation import generators
 from swarm_envs.generation.generators import generate, mutations
-from swarm_envs.generation.validation import validate
+from swarm_envs.generation.validation import alone_sample, validate
 from swarm_envs.project import make_task
+from swarm_envs.project.suite import cause_of
 from swarm_envs.scoring.runner import ProjectRunner
 from swarm_envs.tasks import Task, get_task, registered
 from swarm_envs.tasks.stubbing import stub_source
@@ -190,6 +191,54 @@ def test_validation_catches_an_insensitive_unit(tmp_path):
     )
     rep = validate(Task(write_task(tmp_path, bad)))
     assert not rep.ok and "fails none of its tests" in rep.problems[0]
+
+
+def test_validation_runs_every_test_again_whatever_a_warm_cache_holds(tmp_path):
+    # A second validation of the same task, in the same process and with the scorers' disk
+    # cache warm from the first: both reference runs (the determinism re-run in other
+    # worker processes included) must be runs made now, not outcomes read back.
+    task = Task(write_task(tmp_path))
+    first = validate(task)
+    assert first.ok, first.problems
+    again = validate(task)
+    assert again.ok, again.problems
+
+
+def test_validation_names_a_test_that_passes_only_after_another(tmp_path):
+    write_task(tmp_path)
+    (tmp_path / "solution" / "tiny" / "ops.py").write_text(
+        "_CACHE = {}\n\n\n"
+        'def add(a, b):\n    """Sum of a and b, remembered."""\n    _CACHE[a, b] = a + b\n'
+        "    return a + b\n\n\n"
+        'def remembered(a, b):\n    """The sum add() remembered for a and b."""\n'
+        "    return _CACHE.get((a, b))\n"
+    )
+    (tmp_path / "tests" / "test_ops.py").write_text(
+        "from tiny.ops import add, remembered\n\n"
+        "def test_a():\n    assert add(2, 3) == 5\n\n"
+        "def test_b():\n    assert remembered(2, 3) == 5\n\n"
+        "def test_c():\n    assert add(1, 1) == 2 and remembered(1, 1) == 2\n"
+    )
+    rep = validate(Task(tmp_path))
+    assert rep.problems == [
+        "1 test depends on the order of the suite (run alone, its outcome differs from the "
+        "full run's): tests/test_ops.py::test_b (fails alone); each must set up what it needs "
+        "itself (fix it), or be listed in the manifest's tests.deselect"
+    ]
+    assert cause_of(rep.problems[0]) == "tests depend on earlier tests"
+
+
+def test_tests_run_alone_are_a_bounded_deterministic_sample():
+    ids = [f"tests/test_{m}.py::test_{i}" for m in "abc" for i in range(30)]
+    ids += ["tests/test_d.py::test_0"]
+    got = alone_sample(ids, per_module=5, per_task=12)
+    assert got == alone_sample(list(ids), per_module=5, per_task=12)
+    assert len(got) == 12 and got == [t for t in ids if t in got]
+    # every module's last test is among them, and no module gives more than 5
+    assert {f"tests/test_{m}.py::test_29" for m in "abc"} <= set(got)
+    assert "tests/test_d.py::test_0" in got
+    assert max(sum(t.startswith(f"tests/test_{m}") for t in got) for m in "abc") <= 5
+    assert alone_sample(ids[:3]) == ids[:3]
 
 
 BUNDLED = sorted(t for t, p in registered().items() if p.parent.name == "tasks")

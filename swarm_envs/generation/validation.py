@@ -7,9 +7,14 @@ Checks, each through the real sandbox and scorer:
    `tests.deselect`);
 2. the reference passes the same tests twice, the second time in other worker processes
    (determinism, and test ids that are the same in every process);
-3. the starting state collects (every canonical test is reported) and passes a known
+3. each test passes alone as it does in the suite (order dependence: a test that passes
+   only after an earlier test filled a module-level cache would score otherwise in a run
+   of part of the suite); a deterministic sample, at most `ALONE_PER_MODULE` tests of a
+   test module and `ALONE_PER_TASK` of the task (`alone_sample`), checked once the
+   reference passed everything twice;
+4. the starting state collects (every canonical test is reported) and passes a known
    number of tests, failing the rest;
-4. every unit's tests are sensitive to it: with that unit stubbed out, at least one of its
+5. every unit's tests are sensitive to it: with that unit stubbed out, at least one of its
    tests fails. Units whose tests are disjoint are checked in one run (each failing test
    belongs to exactly one of them), and runs go to both runners at once.
 """
@@ -51,15 +56,25 @@ def validate(
     *,
     scorer: str = "fast",
     check_units: bool = True,
+    check_order: bool = True,
     progress: Progress | None = None,
 ) -> ValidationReport:
-    """Validate `task`; the report lists every problem found (empty: valid)."""
+    """Validate `task`; the report lists every problem found (empty: valid).
+
+    `check_units`: check 5 of the module docstring; `check_order`: check 3 (measured by
+    benchmarks/bench_validation.py).
+    """
     t0 = time.perf_counter()
     rep = ValidationReport(task.id, units=len(task.units))
-    pool = RunnerPool(task) if scorer == "fast" else None
-    runners = pool.runners if pool is not None else [ProjectRunner(task, scorer=scorer)]
+    # Every verdict of validation is made by a run now: its scorers keep nothing on disk and
+    # share no outcome with other scorers of the process (a cached entry of a damaged
+    # harness must not make a task invalid, nor a valid one of a task that is not).
+    pool = RunnerPool(task, cache=False) if scorer == "fast" else None
+    runners = (
+        pool.runners if pool is not None else [ProjectRunner(task, scorer=scorer, cache=False)]
+    )
     try:
-        _validate(task, runners, pool, rep, check_units, progress)
+        _validate(task, runners, pool, rep, check_units, check_order, progress)
     finally:
         for r in runners:
             r.close()
@@ -73,6 +88,7 @@ def _validate(
     pool: RunnerPool | None,
     rep: ValidationReport,
     check_units: bool,
+    check_order: bool,
     progress: Progress | None,
 ) -> None:
     first = runners[0]
@@ -90,25 +106,26 @@ def _validate(
         return runners[rotate % len(runners)].run(files, held_out=held_out, fresh=fresh)
 
     solution = task.solution_files()
-    # The reference is judged by runs made now, never by an outcome from a cache (in this
-    # process or on disk): an entry of a damaged harness must not make a task invalid,
-    # nor a valid one of a task that is not. Held-out tests must pass too.
+    # The reference is judged by runs made now (`fresh`, and scorers without a cache on
+    # disk). Held-out tests must pass too.
     ref = run_all(solution, held_out=True, fresh=True)
     if ref.verdict != "ok":
         rep.problems.append(f"reference: no verdict ({ref.error})")
         return
+    rep.problems += not_run(ref, "the reference run")
     rep.problems += reference_problems(ref.per_test, ref.failures)
     # Determinism: a second, uncached run of the same files, each test in other worker
     # processes than the first time (ids that differ between processes show up too).
     again = run_all({**solution, "validation_nonce.txt": b"1"}, rotate=1, held_out=True, fresh=True)
-    if again.cached:
-        rep.problems.append("internal: the determinism re-run was served from the cache")
+    rep.problems += not_run(again, "the determinism re-run")
     if again.per_test != ref.per_test:
         flaky = [t for t in ref.per_test if ref.per_test[t] != again.per_test.get(t)]
         rep.problems.append(
             f"{len(flaky)} tests are not deterministic (or their ids differ between test "
             f"processes), e.g. {flaky[0]}"
         )
+    if check_order and not rep.problems:
+        rep.problems += order_problems(runners, pool, solution, ids, ref.per_test, progress)
     start = run_all(task.start_files())
     if start.verdict != "ok":
         rep.problems.append(f"starting state: no verdict ({start.error})")
@@ -123,6 +140,101 @@ def _validate(
         for r in runners:
             r.test_timeout_s = limit
         rep.problems += unit_problems(task, runners, ids, solution, pool, progress)
+
+
+#: order dependence: at most this many tests of one test module are run alone, and at most
+#: this many of the whole task
+ALONE_PER_MODULE = 20
+ALONE_PER_TASK = 100
+
+
+def alone_sample(
+    ids: list[str], per_module: int = ALONE_PER_MODULE, per_task: int = ALONE_PER_TASK
+) -> list[str]:
+    """The tests validation runs alone: a deterministic sample, in suite order.
+
+    Per test module, `per_module` tests evenly spaced from its first to its last; then,
+    over the modules in turn, one test each, each module's last first (a test that
+    depends on earlier ones is more likely late in its module), until `per_task` are
+    taken.
+    """
+    by_module: dict[str, list[str]] = {}
+    for t in ids:
+        by_module.setdefault(t.split("::")[0], []).append(t)
+    picks: list[list[str]] = []
+    for tests in by_module.values():
+        n, k = len(tests), max(1, per_module)
+        if n <= k:
+            picks.append(tests)
+        else:
+            at = sorted({round(i * (n - 1) / (k - 1)) for i in range(k)} if k > 1 else {n - 1})
+            picks.append([tests[i] for i in at])
+    chosen: set[str] = set()
+    for rank in range(max((len(p) for p in picks), default=0)):
+        for p in picks:  # each module's last test first, then the one before it...
+            if rank < len(p) and len(chosen) < per_task:
+                chosen.add(p[len(p) - 1 - rank])
+    return [t for t in ids if t in chosen]
+
+
+def order_problems(
+    runners: list[ProjectRunner],
+    pool: RunnerPool | None,
+    solution: dict[str, bytes],
+    ids: list[str],
+    suite: dict[str, bool],
+    progress: Progress | None = None,
+) -> list[str]:
+    """Tests whose outcome alone differs from the one in the whole suite (`alone_sample`).
+
+    Such a test depends on what earlier tests left behind (a module-level cache, a global
+    they set), so a run of part of the suite, which any selection of tests to re-run
+    makes, could score it otherwise than the full run.
+    """
+    sample = alone_sample(ids)
+
+    def run(runner: ProjectRunner, nid: str) -> tuple[str, TestReport]:
+        return nid, runner.run(solution, [nid], fresh=True)
+
+    results = pool.imap(run, sample) if pool is not None else (run(runners[0], t) for t in sample)
+    differ: list[str] = []
+    errors: list[str] = []
+    for done, (nid, report) in enumerate(results, 1):
+        if report.verdict != "ok" or report.ran < 1:
+            errors.append(f"{nid} ({report.error or 'not run'})")
+        elif report.per_test.get(nid, False) != suite.get(nid, False):
+            alone = "passes" if report.per_test.get(nid, False) else "fails"
+            differ.append(f"{nid} ({alone} alone)")
+        if progress is not None:
+            progress("running tests alone", done, len(sample))
+    problems = []
+    if differ:
+        problems.append(
+            (
+                f"{len(differ)} tests depend on the order of the suite (run alone, their "
+                "outcome differs from the full run's): "
+                if len(differ) > 1
+                else "1 test depends on the order of the suite (run alone, its outcome "
+                "differs from the full run's): "
+            )
+            + ", ".join(differ[:5])
+            + (f" and {len(differ) - 5} more" if len(differ) > 5 else "")
+            + "; each must set up what it needs itself (fix it), or be listed in the "
+            "manifest's tests.deselect"
+        )
+    if errors:
+        problems.append(f"running tests alone: no verdict for {len(errors)}, e.g. {errors[0]}")
+    return problems
+
+
+def not_run(report: TestReport, what: str) -> list[str]:
+    """An internal problem when `report` ran fewer tests than it reports (some were served)."""
+    if report.verdict == "ok" and report.ran < len(report.per_test):
+        return [
+            f"internal: {what} ran {report.ran} of its {len(report.per_test)} tests (the "
+            "others were answered without a run)"
+        ]
+    return []
 
 
 def reference_problems(per_test: dict[str, bool], failures: dict[str, str]) -> list[str]:

@@ -31,22 +31,31 @@ class Scorer(abc.ABC):
 
     Subclasses implement `_evaluate`; `evaluate` selects the tests, retries once when the
     scorer itself fails (`ScoringError`, `SandboxError`) and turns a second failure into a
-    "no verdict" report.
+    "no verdict" report. `disk_cache=False`: nothing is read from or written to the cache
+    on disk (`disk`: collections, starting states' runs, the fast scorer's memo).
     """
 
     kind: str = "?"
     #: the worker mode this scorer runs tests in (the canary is scored the same way)
     worker_mode: str = "once"
 
-    def __init__(self, task: Task, sandbox: Sandbox, *, quota: object | None = None):
+    def __init__(
+        self,
+        task: Task,
+        sandbox: Sandbox,
+        *,
+        quota: object | None = None,
+        disk_cache: bool = True,
+    ):
         self.task = task
         self.sandbox = sandbox
         self._closed = False
         # A damaged harness raises here, before anything is scored (never a zero); the
         # canary project is scored meanwhile, and the first report waits for its verdict.
         self._canary: canary.Check | None = canary.start(sandbox, self.worker_mode)
-        # Results on disk are trusted only where agents' commands cannot reach them.
-        self.disk = DiskCache.default() if trusted(sandbox.protections) else None
+        # Results on disk are trusted only where agents' commands cannot reach them, and
+        # used only where the caller wants them (validation wants runs made now).
+        self.disk = DiskCache.default() if disk_cache and trusted(sandbox.protections) else None
         self._collection: Collection | None = None
         self.collection  # noqa: B018 - collected now, in this sandbox, while it is open
         self.snapshot = WorkspaceSnapshot(sandbox.root, task, Quota.of(quota))

@@ -20,6 +20,7 @@ def make_scorer(
     kind: str = "fast",
     quota: object | None = None,
     scoring: object | None = None,
+    disk_cache: bool = True,
 ) -> Scorer:
     """A scorer of `task` over `sandbox`'s workspace.
 
@@ -32,12 +33,14 @@ def make_scorer(
             its defaults). Past it every test fails, and `Scorer.admit` refuses writes.
         scoring: the fast scorer's settings (`swarm_envs.core.config.ScoringSettings`:
             `keys`, `memo`; default: its defaults).
+        disk_cache: False: the scorer reads and writes no cache on disk (collections,
+            starting states' runs, the memo): every outcome comes from a run in this process.
 
     Raises:
         ConfigError: unknown `kind`.
     """
     if kind == "fast":
-        return FastScorer(task, sandbox, quota=quota, settings=scoring)
+        return FastScorer(task, sandbox, quota=quota, settings=scoring, disk_cache=disk_cache)
     if kind == "subprocess":
-        return SubprocessScorer(task, sandbox, quota=quota)
+        return SubprocessScorer(task, sandbox, quota=quota, disk_cache=disk_cache)
     raise ConfigError(f"scorer kind {kind!r} is unknown; choose one of {SCORER_KINDS}")

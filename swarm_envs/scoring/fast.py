@@ -73,6 +73,7 @@ class FastScorer(Scorer):
             by every scorer of the task in this process and kept on disk; False: this
             scorer's own); an object with those attributes (`ScoringSettings`), or None
             for the defaults.
+        disk_cache: False: no cache on disk is read or written (`Scorer`).
     """
 
     kind = "fast"
@@ -87,8 +88,9 @@ class FastScorer(Scorer):
         test_timeout_s: float | None = None,
         quota: object | None = None,
         settings: object | None = None,
+        disk_cache: bool = True,
     ):
-        super().__init__(task, sandbox, quota=quota)
+        super().__init__(task, sandbox, quota=quota, disk_cache=disk_cache)
         keys = getattr(settings, "keys", "dynamic")
         if keys not in ("dynamic", "static"):
             raise ScoringError(f"scoring keys must be 'dynamic' or 'static', got {keys!r}")

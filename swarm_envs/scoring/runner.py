@@ -12,6 +12,7 @@ import queue
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from types import SimpleNamespace
 from typing import TypeVar
 
 from swarm_envs.sandboxes import make_sandbox
@@ -40,6 +41,10 @@ class ProjectRunner:
         workers: fork servers of a fast scorer (default: its own default).
         test_timeout_s: a fast scorer's limit on a test that makes no progress; may be
             changed between runs (`runner.test_timeout_s = ...`).
+        cache: False: no outcome, and no collection, comes from a cache on disk or from
+            the outcomes other scorers of the process share (the fast scorer's memo); what
+            this runner's own runs produced still serves its later unchanged tests, never
+            a `fresh` run. For validation: every verdict is made now.
     """
 
     def __init__(
@@ -50,18 +55,27 @@ class ProjectRunner:
         sandbox: str = "local",
         workers: int | None = None,
         test_timeout_s: float | None = None,
+        cache: bool = True,
     ):
         self.task = task
         # Solutions and canonical tests of every known task stay out of the sandbox's view.
         self.sandbox = make_sandbox(sandbox, hide=[*task_roots(), task.root, *hidden_paths()])
         self.scorer: Scorer
         try:
+            settings = None if cache else SimpleNamespace(memo=False)
             if scorer == "fast" and (workers or test_timeout_s):
                 self.scorer = FastScorer(
-                    task, self.sandbox, workers=workers, test_timeout_s=test_timeout_s
+                    task,
+                    self.sandbox,
+                    workers=workers,
+                    test_timeout_s=test_timeout_s,
+                    settings=settings,
+                    disk_cache=cache,
                 )
             else:
-                self.scorer = make_scorer(task, self.sandbox, kind=scorer)
+                self.scorer = make_scorer(
+                    task, self.sandbox, kind=scorer, scoring=settings, disk_cache=cache
+                )
         except BaseException:
             self.sandbox.close()
             raise
@@ -128,15 +142,25 @@ class RunnerPool:
         task: the task.
         size: runners (default: one per CPU, at most 2).
         test_timeout_s: each runner's per-test limit (changeable per call).
+        cache: False: no outcome comes from a cache on disk or shared (`ProjectRunner`).
     """
 
-    def __init__(self, task: Task, size: int | None = None, test_timeout_s: float | None = None):
+    def __init__(
+        self,
+        task: Task,
+        size: int | None = None,
+        test_timeout_s: float | None = None,
+        *,
+        cache: bool = True,
+    ):
         n = size or max(1, min(2, os.cpu_count() or 1))
         self.task = task
         self.runners: list[ProjectRunner] = []
         try:
             for _ in range(n):
-                self.runners.append(ProjectRunner(task, workers=1, test_timeout_s=test_timeout_s))
+                self.runners.append(
+                    ProjectRunner(task, workers=1, test_timeout_s=test_timeout_s, cache=cache)
+                )
         except BaseException:
             self.close()
             raise

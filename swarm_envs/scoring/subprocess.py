@@ -28,8 +28,15 @@ class SubprocessScorer(Scorer):
 
     kind = "subprocess"
 
-    def __init__(self, task: Task, sandbox: Sandbox, *, quota: object | None = None):
-        super().__init__(task, sandbox, quota=quota)
+    def __init__(
+        self,
+        task: Task,
+        sandbox: Sandbox,
+        *,
+        quota: object | None = None,
+        disk_cache: bool = True,
+    ):
+        super().__init__(task, sandbox, quota=quota, disk_cache=disk_cache)
         self.host = sandbox.scoring_host()
         install_worker(self.host, task)
         self._lock = threading.Lock()

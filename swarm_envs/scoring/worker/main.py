@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 
 import pytest
@@ -110,9 +111,12 @@ def once() -> None:
     cache = CodeCache()
     cache.prepare(hello["tree"], modules=False)
     cache.preimport(hello["tree"])
-    run_pytest(
+    storage = run_pytest(
         hello["tree"], hello["ini"], hello["targets"], hello.get("select"), out_fd, code_cache=cache
     )
+    # The fork server's children have a temporary directory of their own, removed after
+    # each run; this process shares the sandbox's.
+    shutil.rmtree(storage, ignore_errors=True)
     os._exit(0)
 
 

@@ -84,8 +84,11 @@ def run_pytest(
     *,
     code_cache: CodeCache,
     trace: bool = False,
-) -> None:
+) -> str:
     """Run pytest on `targets` of `tree` under the guard, which reports to `out_fd`.
+
+    Returns the folder the run gave hypothesis (`hypothesis_storage`), for the caller to
+    remove where the run's temporary directory is not removed with it.
 
     With `trace`, the guard records what each test executed (`guard`'s tracer).
     Canonical tests must already be compiled (`code_cache.prepare`): the guard is installed
@@ -99,6 +102,7 @@ def run_pytest(
     # The project's own packages come from the tree; any other name from the standard
     # library and installed packages first: a workspace json.py cannot shadow json.
     settings.use_tree(tree)
+    storage = hypothesis_storage()
     codes, keep = code_cache.canonical_codes()
     callers = [*caller_codes(), run_pytest.__code__]
     guard.install(
@@ -120,6 +124,29 @@ def run_pytest(
         pytest.main([*base_args(ini, tree), *targets], plugins=[reporter])
     except BaseException as e:  # noqa: BLE001 - anything the code under test raised
         sys.audit(guard.REPORT_EVENT, "error", f"{type(e).__name__}: {e}"[:500])
+    return storage
+
+
+def hypothesis_storage() -> str:
+    """Give hypothesis a storage folder of this run's own (its example database included).
+
+    By default hypothesis keeps the failing examples it finds in `.hypothesis/` of the
+    directory it was imported from, and replays them first in later runs: an outcome would
+    depend on earlier runs, and the folder would land in whatever directory the worker has
+    (read-only in a private view: an in-memory fallback and a warning, an error under a
+    suite's `filterwarnings = ["error"]`). A new folder under this run's temporary
+    directory starts empty and goes with the run. Hypothesis reads
+    `HYPOTHESIS_STORAGE_DIRECTORY` the first time it needs the folder; one imported
+    already (the fork server imports what the tests import) is told directly.
+    """
+    import tempfile
+
+    path = tempfile.mkdtemp(prefix="hypothesis-")
+    os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = path
+    configuration = sys.modules.get("hypothesis.configuration")
+    if configuration is not None:
+        configuration.set_hypothesis_home_dir(path)
+    return path
 
 
 def _no_current_test(item: object, when: object) -> None:
