@@ -99,7 +99,7 @@ def reuse_parsed_sources(limit: int = 64) -> None:
                 parsed[content] = astnode
         return real(lineno, source, assertion, astnode)
 
-    code.getstatementrange_ast = getstatementrange_ast  # type: ignore[assignment]
+    code.getstatementrange_ast = getstatementrange_ast
 
 
 def undumpable() -> None:
