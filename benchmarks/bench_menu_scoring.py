@@ -65,7 +65,7 @@ class Breakdown:
         self.kinds: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0, 0, 0])
         self.runs: list[tuple[str, int, float, float]] = []  # kind, tests, host s, worker s
         self.current = "?"
-        self.seen: set[tuple] = set()  # (test, its static key) of every run
+        self.seen: set[tuple] = set()  # (test, its key) of every run (fresh ones too)
         self.repeats = self.remembered = 0
 
     def evaluation(self, kind: str, seconds: float, asked: int, ran: int) -> None:
@@ -106,8 +106,8 @@ class Breakdown:
                 f"worker runs: {n}, {host.sum():.1f} s on the host's clock; in the worker "
                 f"{worker.sum():.1f} s; host side (sync, round trip) "
                 f"{host.sum() - worker.sum():.1f} s",
-                f"outcomes kept {self.remembered}; of them for a test and code (its key) "
-                f"kept before in this run: {self.repeats}",
+                f"per-step runs: {self.remembered} tests run; of them on code (a key) they "
+                f"had run on before in this run: {self.repeats}",
                 f"fit of a run's time in the worker: {fixed * 1000:.0f} ms a run (fork, pytest, "
                 f"collection, import) + {slope * 1000:.1f} ms a test; over these runs "
                 f"{fixed * n:.1f} s fixed, {slope * tests.sum():.1f} s in tests "
@@ -167,10 +167,14 @@ def profile(
                 tuple(sorted((rel, part) for rel, (_, part) in entry.parts.items())),
                 tuple(sorted(extra.items())),
             )
-            for n in results:
-                breakdown.remembered += 1
-                breakdown.repeats += (n, code) in breakdown.seen
-                breakdown.seen.add((n, code))
+            # A per-step run (not a fresh one, not records read from disk) of a test on
+            # code it had run on before: a memo miss that a hit could have served.
+            per_step = breakdown.current == KINDS["_score"]
+            if per_step and sys._getframe(2).f_code.co_name == "_run_chunk":
+                for n in results:
+                    breakdown.remembered += 1
+                    breakdown.repeats += (n, code) in breakdown.seen
+            breakdown.seen.update((n, code) for n in results)
         return entry
 
     def run_on_worker(self, files, blobs, targets, select_ids):
