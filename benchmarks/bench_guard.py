@@ -35,15 +35,24 @@ from swarm_envs.scoring.channel import _worker_files, task_settings
 from swarm_envs.tasks import get_task
 
 
-def make_area(task_id: str, root: Path) -> tuple[str, str, list[str], int]:
+def make_area(task_id: str, root: Path, start: bool = False) -> tuple[str, str, list[str], int]:
     """(tree, ini, targets, tests): a scoring area like the sandbox's, on the host.
 
-    Every canonical test runs, held-out ones included (as at an episode's end).
+    Every canonical test runs, held-out ones included (as at an episode's end), on the
+    reference solution, or with `start` on the task's starting state (most tests fail).
     """
     task = get_task(task_id)
     tree = root / "tree"
     coll = collect_test_ids(task)
-    for rel, data in {**task.solution_files(), **coll.test_files}.items():
+    code = task.solution_files()
+    if start:
+        task.materialize(root / "start")
+        code = {
+            p.relative_to(root / "start").as_posix(): p.read_bytes()
+            for p in (root / "start").rglob("*")
+            if p.is_file()
+        }
+    for rel, data in {**code, **coll.test_files}.items():
         p = tree / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_bytes(data)
@@ -183,6 +192,9 @@ def main() -> None:
     ap.add_argument("--task", default="sheetcalc", help="a bundled task (its reference solution)")
     ap.add_argument("--repeats", type=int, default=5, help="runs of each (median)")
     ap.add_argument("--profile", action="store_true", help="profile one guarded run")
+    ap.add_argument(
+        "--start", action="store_true", help="the starting state (failing tests), not the solution"
+    )
     args = ap.parse_args()
     import pytest  # noqa: F401 - warm: the lean children start with pytest imported
 
@@ -191,7 +203,7 @@ def main() -> None:
     preimport()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        tree, ini, targets, n_tests = make_area(args.task, root)
+        tree, ini, targets, n_tests = make_area(args.task, root, args.start)
         server = Server(root, ini)
         try:
             server.run(tree, targets)  # the worker's first run compiles the canonical tests
@@ -208,7 +220,8 @@ def main() -> None:
             profile(root, tree, ini, targets)
     lm, gm = statistics.median(lean), statistics.median(guarded)
     print(
-        f"guard benchmark: {args.task}, {n_tests} tests ({passed} passed under the guard), "
+        f"guard benchmark: {args.task}{' (starting state)' if args.start else ''}, "
+        f"{n_tests} tests ({passed} passed under the guard), "
         f"median of {args.repeats}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
     )
     print(f"{'lean pytest':>12} {'guarded':>9} {'overhead':>9}")

@@ -22,35 +22,173 @@ Every scorer evaluation is timed; one in which a test was killed for making no p
 scorer's per-test limit. Nearly every menu move changes a file, so nearly every step is
 an evaluation. Prints, per task, the decisions per second, the share of the wall time in
 scoring, and the share of that in evaluations with a hang; the first task is the
-reference the others are compared with (a ratio of wall time per decision)."""
+reference the others are compared with (a ratio of wall time per decision).
+
+`--breakdown` also splits each run's scoring time by kind of evaluation (the per-step
+rescorings; the fresh runs: a reset's true start, audits, the all-pass confirmation and
+the final recount at each episode's end), with the tests each asked for, ran and was
+served without a run (memo, or the fresh store by content), and splits the time of the
+worker runs into a fixed cost per run (fork of the worker's child, pytest's start and
+collection, the project's import: the intercept of a least-squares fit of a run's time in
+the worker against the tests it ran), the tests' own time (the slope) and the host's
+side (workspace sync and the request's round trip, outside the worker's clock)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from collections import defaultdict
 
 import numpy as np
 
 import swarm_envs
 from swarm_envs.scoring.base import Scorer
+from swarm_envs.scoring.fast import FastScorer
+from swarm_envs.scoring.keys import Keyer
+
+#: who asked for an evaluation (the caller's function in the reward book) -> its kind
+KINDS = {
+    "_score": "per-step rescoring",
+    "start": "a reset's count",
+    "_true_start": "fresh: a reset's true start",
+    "_audit": "fresh: audit",
+    "_confirm_all_pass": "fresh: all-pass confirmation",
+    "settle": "fresh: final recount",
+}
 
 
-def profile(task: str, episodes: int, agents: int, cap: float, seed: int, settings: dict) -> dict:
+class Breakdown:
+    """Scoring time by kind of evaluation, and the worker runs' fixed and per-test cost."""
+
+    def __init__(self) -> None:
+        self.kinds: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0, 0, 0])
+        self.runs: list[tuple[str, int, float, float]] = []  # kind, tests, host s, worker s
+        self.current = "?"
+        self.seen: set[tuple] = set()  # (test, its key) of every run (fresh ones too)
+        self.repeats = self.remembered = 0
+
+    def evaluation(self, kind: str, seconds: float, asked: int, ran: int) -> None:
+        k = self.kinds[kind]
+        k[0] += 1
+        k[1] += seconds
+        k[2] += asked
+        k[3] += ran
+        k[4] += 1 if ran == 0 else 0
+
+    def table(self, title: str) -> str:
+        total = sum(k[1] for k in self.kinds.values()) or 1.0
+        out = [
+            f"\n{title}: scoring time by kind of evaluation\n",
+            "| kind | evaluations | s | share | tests asked | tests run | served without a run "
+            "| evaluations with no run |",
+            "| --- |" + " ---: |" * 7,
+        ]
+        for name, (n, s, asked, ran, none, _) in sorted(
+            self.kinds.items(), key=lambda kv: -kv[1][1]
+        ):
+            served = 1 - ran / asked if asked else 0.0
+            out.append(
+                f"| {name} | {n} | {s:.1f} | {s / total:.2f} | {asked} | {ran} | {served:.3f} "
+                f"| {none} |"
+            )
+        if self.runs:
+            tests = np.array([r[1] for r in self.runs], float)
+            host = np.array([r[2] for r in self.runs])
+            worker = np.array([r[3] for r in self.runs])
+            if len(set(tests)) > 1:
+                slope, fixed = np.polyfit(tests, worker, 1)
+            else:
+                slope, fixed = 0.0, float(np.median(worker))
+            n = len(self.runs)
+            out += [
+                "",
+                f"worker runs: {n}, {host.sum():.1f} s on the host's clock; in the worker "
+                f"{worker.sum():.1f} s; host side (sync, round trip) "
+                f"{host.sum() - worker.sum():.1f} s",
+                f"per-step runs: {self.remembered} tests run; of them on code (a key) they "
+                f"had run on before in this run: {self.repeats}",
+                f"fit of a run's time in the worker: {fixed * 1000:.0f} ms a run (fork, pytest, "
+                f"collection, import) + {slope * 1000:.1f} ms a test; over these runs "
+                f"{fixed * n:.1f} s fixed, {slope * tests.sum():.1f} s in tests "
+                f"({int(tests.sum())} tests run)",
+            ]
+            for name in sorted({r[0] for r in self.runs}):
+                mine = [r for r in self.runs if r[0] == name]
+                out.append(
+                    f"  {name}: {len(mine)} runs, {sum(r[1] for r in mine)} tests, "
+                    f"median {np.median([r[1] for r in mine]):.0f} tests and "
+                    f"{np.median([r[3] for r in mine]) * 1000:.0f} ms a run in the worker"
+                )
+        return "\n".join(out)
+
+
+def profile(
+    task: str,
+    episodes: int,
+    agents: int,
+    cap: float,
+    seed: int,
+    settings: dict,
+    breakdown: Breakdown | None = None,
+) -> dict:
     timed: list[tuple[float, bool]] = []
     real = Scorer.evaluate
+    real_run = FastScorer._run_on_worker
+    real_make = Keyer.make
+    counting = False  # the untimed first reset is not in the breakdown
 
     def evaluate(self, *a, **k):
         nonlocal ran, asked
+        caller = sys._getframe(1).f_code.co_name
+        if caller == "_score" and sys._getframe(2).f_code.co_name == "start":
+            caller = "start"
+        kind = KINDS.get(caller, caller)
+        if breakdown is not None:
+            breakdown.current = kind
         t0 = time.perf_counter()
         report = real(self, *a, **k)
+        seconds = time.perf_counter() - t0
         if not k.get("fresh"):
             ran += report.ran
             asked += len(report.per_test)
         hung = any("no progress for" in text for text in report.failures.values())
-        timed.append((time.perf_counter() - t0, hung))
+        timed.append((seconds, hung))
+        if breakdown is not None and counting:
+            breakdown.evaluation(kind, seconds, len(report.per_test), report.ran)
         return report
 
+    def make(self, tf, items, results, extra, *a, **k):
+        entry = real_make(self, tf, items, results, extra, *a, **k)
+        if breakdown is not None and counting:
+            code = (
+                entry.static_key,
+                None if items is None else tuple(sorted(items.items())),
+                tuple(sorted((rel, part) for rel, (_, part) in entry.parts.items())),
+                tuple(sorted(extra.items())),
+            )
+            # A per-step run (not a fresh one, not records read from disk) of a test on
+            # code it had run on before: a memo miss that a hit could have served.
+            per_step = breakdown.current == KINDS["_score"]
+            if per_step and sys._getframe(2).f_code.co_name == "_run_chunk":
+                for n in results:
+                    breakdown.remembered += 1
+                    breakdown.repeats += (n, code) in breakdown.seen
+            breakdown.seen.update((n, code) for n in results)
+        return entry
+
+    def run_on_worker(self, files, blobs, targets, select_ids):
+        t0 = time.perf_counter()
+        rec = real_run(self, files, blobs, targets, select_ids)
+        if breakdown is not None and counting:
+            n = len(select_ids) if select_ids is not None else len(rec.get("results", {}))
+            elapsed = float(rec.get("elapsed", 0.0))
+            breakdown.runs.append((breakdown.current, n, time.perf_counter() - t0, elapsed))
+        return rec
+
     Scorer.evaluate = evaluate  # type: ignore[method-assign]
+    FastScorer._run_on_worker = run_on_worker  # type: ignore[method-assign]
+    Keyer.make = make  # type: ignore[method-assign]
     env = swarm_envs.parallel_env(
         task, num_agents=agents, mode="menu", time_cap_s=cap, scoring=settings
     )
@@ -60,6 +198,7 @@ def profile(task: str, episodes: int, agents: int, cap: float, seed: int, settin
     try:
         env.reset(seed=seed)  # the first reset starts the sandbox and scores the start
         timed.clear()
+        counting = True
         t0 = time.perf_counter()
         for k in range(episodes):
             obs, infos = env.reset(seed=seed + k)
@@ -79,6 +218,8 @@ def profile(task: str, episodes: int, agents: int, cap: float, seed: int, settin
     finally:
         env.close()
         Scorer.evaluate = real  # type: ignore[method-assign]
+        FastScorer._run_on_worker = real_run  # type: ignore[method-assign]
+        Keyer.make = real_make  # type: ignore[method-assign]
     scoring = sum(s for s, _ in timed)
     hung = [s for s, h in timed if h]
     return {
@@ -111,14 +252,22 @@ def main() -> None:
     p.add_argument(
         "--keys", choices=("static", "dynamic"), default="static", help="the new scorer's keys"
     )
+    p.add_argument(
+        "--breakdown", action="store_true", help="split scoring time by kind of evaluation"
+    )
     a = p.parse_args()
     new_settings = {"keys": a.keys, "memo": True, "audit_every": a.audit_every}
     pairs = []
+    tables: list[str] = []
     for t in a.tasks:
-        new = profile(t, a.episodes, a.agents, a.time_cap, a.seed, new_settings)
-        old = profile(t, a.episodes, a.agents, a.time_cap, a.seed, {**OLD, "audit_every": 0})
+        bn, bo = (Breakdown(), Breakdown()) if a.breakdown else (None, None)
+        new = profile(t, a.episodes, a.agents, a.time_cap, a.seed, new_settings, bn)
+        old = profile(t, a.episodes, a.agents, a.time_cap, a.seed, {**OLD, "audit_every": 0}, bo)
         pairs.append((new, old))
         print(f"  measured: {new}\n  measured: {old}", flush=True)
+        if bn is not None and bo is not None:
+            tables += [bn.table(f"{t}, {new['mode']}"), bo.table(f"{t}, {old['mode']}")]
+            print("\n".join(tables[-2:]), flush=True)
     print(
         f"\nrandom menu play, {a.agents} agents, cap {a.time_cap:g} s, {a.episodes} episodes "
         f"(seeds {a.seed}..)\n"
@@ -133,6 +282,8 @@ def main() -> None:
             f" | {r['scoring'] / r['wall']:.2f} | {r['hung']} | {r['slowest']:.1f}"
             f" | {r['audits']} ({r['disagreements']}) |"
         )
+    for table in tables:
+        print(table)
     print()
     for new, old in pairs:
         rate = new["decisions"] / new["wall"]
