@@ -113,8 +113,6 @@ class FastScorer(Scorer):
             self._lock, self._entries = threading.Lock(), {}
         #: tests asked for, and served without a run (the memo's hit rate)
         self.asked = self.served = 0
-        #: fresh evaluations served by content from a full run stored on disk
-        self.fresh_served = 0
         self._start_files: dict[str, str] | None = None  # the first evaluation's snapshot
         self._last: tuple[dict[str, str], tuple[str, ...], TestReport] | None = None
         self._test_digests = {rel: digest(data) for rel, data in self.coll.test_files.items()}
@@ -264,29 +262,15 @@ class FastScorer(Scorer):
             first, self._evaluated = not self._evaluated, True
             if first:
                 self._start_files = files
-            # A full run is kept on disk by content (every workspace file's digest, the
-            # selection, behind the task's and the harness's digests, `_disk_key`): the
-            # same bytes under the same harness make the same run. A first reset and its
-            # fresh count are served from there; with the memo, every fresh count is
-            # (audits, the all-pass confirmation, the final recount: menu play ends in
-            # the same workspaces again and again). Only a run of every selected test
-            # writes it, so a count served from it is a fresh run's.
-            by_content = first or (fresh and (self.memo_on or files == self._start_files))
-            dkey = self._disk_key(files, selected) if by_content and self.disk else ""
+            # The starting state's full run is kept on disk by content (behind the harness
+            # digest, `disk`): a first reset, and its fresh count, cost no run in a new process.
+            at_start = first or (fresh and files == self._start_files)
+            dkey = self._disk_key(files, selected) if at_start and self.disk else ""
             stored = self._from_disk(dkey, files, blobs, selected) if dkey else None
-            if stored is not None and not fresh:
+            if stored is not None:
                 self.asked += len(selected)
                 self.served += len(selected)
                 return self._report(files, selected, unmatched, *stored, 0, start)
-        if stored is not None:
-            # A fresh count from disk does what a fresh run does to the result cache: its
-            # records are keyed as if they had run, and the entries they contradict go.
-            self.fresh_served += 1
-            self._settle()
-            with self._lock:
-                self._forget_disagreeing(self._keyer(files, blobs), stored[0])
-                return self._report(files, selected, unmatched, *stored, 0, start)
-        with self._lock:
             graph = self._graph.analyse(files, blobs, self.coll.test_files, self._test_digests)
             keyer = Keyer(files, graph.fact, graph.closures, self.coll, self._test_digests)
             if self._memo is not None:
@@ -447,7 +431,8 @@ class FastScorer(Scorer):
             return
         files, blobs, records = pending
         with self._lock:
-            keyer = self._keyer(files, blobs)
+            graph = self._graph.analyse(files, blobs, self.coll.test_files, self._test_digests)
+            keyer = Keyer(files, graph.fact, graph.closures, self.coll, self._test_digests)
         for r in records:
             self._remember(
                 keyer,
@@ -460,11 +445,6 @@ class FastScorer(Scorer):
                 files,
                 blobs,
             )
-
-    def _keyer(self, files: dict[str, str], blobs: Mapping[str, bytes]) -> Keyer:
-        """The keys of a snapshot's tests (the import graph is analysed for it)."""
-        graph = self._graph.analyse(files, blobs, self.coll.test_files, self._test_digests)
-        return Keyer(files, graph.fact, graph.closures, self.coll, self._test_digests)
 
     def _split(self, missing: dict[str, list[str]]) -> list[dict[str, list[str]]]:
         """Split the tests to run over the workers, balancing by test count.
