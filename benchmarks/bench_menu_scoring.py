@@ -24,6 +24,9 @@ an evaluation. Prints, per task, the decisions per second, the share of the wall
 scoring, and the share of that in evaluations with a hang; the first task is the
 reference the others are compared with (a ratio of wall time per decision).
 
+`--per-episode` prints both runs episode by episode: the memo keeps outcomes across
+episodes, so its share of tests served without a run grows as play revisits code it saw.
+
 `--breakdown` also splits each run's scoring time by kind of evaluation (the per-step
 rescorings; the fresh runs: a reset's true start, audits, the all-pass confirmation and
 the final recount at each episode's end), with the tests each asked for, ran and was
@@ -64,6 +67,8 @@ class Breakdown:
     def __init__(self) -> None:
         self.kinds: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0, 0, 0])
         self.runs: list[tuple[str, int, float, float]] = []  # kind, tests, host s, worker s
+        #: per per-step run, the worker's phases (`Server.handle`): seconds by name
+        self.phases: list[dict[str, float]] = []
         self.current = "?"
         self.seen: set[tuple] = set()  # (test, its key) of every run (fresh ones too)
         self.repeats = self.remembered = 0
@@ -113,6 +118,15 @@ class Breakdown:
                 f"{fixed * n:.1f} s fixed, {slope * tests.sum():.1f} s in tests "
                 f"({int(tests.sum())} tests run)",
             ]
+            if self.phases:
+                names = list(self.phases[0])
+                med = {k: np.median([p.get(k, 0.0) for p in self.phases]) * 1000 for k in names}
+                out.append(
+                    "a per-step run in the worker, median ms: "
+                    + ", ".join(f"{k} {v:.0f}" for k, v in med.items())
+                    + " (start: fork and namespaces; pytest: the guard's start, pytest's "
+                    "configuration; collection: imports; tests: the tests, end-of-run checks)"
+                )
             for name in sorted({r[0] for r in self.runs}):
                 mine = [r for r in self.runs if r[0] == name]
                 out.append(
@@ -184,6 +198,9 @@ def profile(
             n = len(select_ids) if select_ids is not None else len(rec.get("results", {}))
             elapsed = float(rec.get("elapsed", 0.0))
             breakdown.runs.append((breakdown.current, n, time.perf_counter() - t0, elapsed))
+            phases = rec.get("phases")
+            if isinstance(phases, dict) and breakdown.current == KINDS["_score"]:
+                breakdown.phases.append({str(k): float(v) for k, v in phases.items()})
         return rec
 
     Scorer.evaluate = evaluate  # type: ignore[method-assign]
@@ -193,6 +210,7 @@ def profile(
         task, num_agents=agents, mode="menu", time_cap_s=cap, scoring=settings
     )
     decisions = 0
+    per_episode: list[tuple[int, float, float]] = []  # decisions, seconds, served share
     audits = disagreements = 0
     ran = asked = 0
     try:
@@ -201,6 +219,7 @@ def profile(
         counting = True
         t0 = time.perf_counter()
         for k in range(episodes):
+            t_ep, d_ep, ran_ep, asked_ep = time.perf_counter(), decisions, ran, asked
             obs, infos = env.reset(seed=seed + k)
             rng = np.random.default_rng(seed + k)
             while env.agents:
@@ -212,6 +231,10 @@ def profile(
                 decisions += len(actions)
                 obs, _, _, _, infos = env.step(actions)
             view = env.view()
+            took = time.perf_counter() - t_ep
+            per_episode.append(
+                (decisions - d_ep, took, 1 - (ran - ran_ep) / max(1, asked - asked_ep))
+            )
             audits += view.audits
             disagreements += view.audit_disagreements
         wall = time.perf_counter() - t0
@@ -235,6 +258,7 @@ def profile(
         "disagreements": disagreements,
         "rerun": ran / asked if asked else 0.0,
         "mode": settings["keys"] + (" + memo" if settings["memo"] else ""),
+        "per_episode": per_episode,
     }
 
 
@@ -254,6 +278,11 @@ def main() -> None:
     )
     p.add_argument(
         "--breakdown", action="store_true", help="split scoring time by kind of evaluation"
+    )
+    p.add_argument(
+        "--per-episode",
+        action="store_true",
+        help="decisions/s and the share of tests served without a run, episode by episode",
     )
     a = p.parse_args()
     new_settings = {"keys": a.keys, "memo": True, "audit_every": a.audit_every}
@@ -284,6 +313,22 @@ def main() -> None:
         )
     for table in tables:
         print(table)
+    if a.per_episode:
+        for new, old in pairs:
+            print(
+                f"\n{new['task']}, episode by episode: decisions/s and the share of asked tests "
+                "served without a run\n\n| episode | "
+                f"{new['mode']} | served | {old['mode']} | served | ratio |\n| ---: |"
+                + " ---: |"
+                * 5
+            )
+            for k, ((dn, sn, vn), (do, so, vo)) in enumerate(
+                zip(new["per_episode"], old["per_episode"], strict=True)
+            ):
+                ratio = (dn / sn) / (do / so) if do and so and sn else 0.0
+                print(
+                    f"| {k} | {dn / sn:.1f} | {vn:.3f} | {do / so:.1f} | {vo:.3f} | {ratio:.2f}x |"
+                )
     print()
     for new, old in pairs:
         rate = new["decisions"] / new["wall"]

@@ -331,3 +331,34 @@ def test_fast_cache_agrees_with_a_fresh_run_under_random_edits(tmp_path, sandbox
                 for x in (1, 2)
             }
             assert a.per_test == truth, (step, what, m)
+
+
+def test_worker_reports_where_a_runs_time_goes(task, sandbox, monkeypatch):
+    """The worker's reply splits its time into phases (benchmarks/bench_menu_scoring.py).
+
+    A test that sleeps puts its time in the tests' phase, and the phases never add up to
+    more than the request took.
+    """
+    replies: list[dict] = []
+    real = FastScorer._run_on_worker
+
+    def run(self, *a, **kw):
+        rec = real(self, *a, **kw)
+        replies.append(rec)
+        return rec
+
+    monkeypatch.setattr(FastScorer, "_run_on_worker", run)
+    task.materialize(sandbox.root)
+    put(
+        sandbox,
+        "mathy/text.py",
+        "import time\n\n\ndef shout(s):\n    time.sleep(0.4)\n    return s.upper() + '!'\n",
+    )
+    with make_scorer(task, sandbox) as sc:
+        sc.evaluate(["tests/test_text.py::test_shout"], fresh=True)
+    [rec] = replies
+    phases = rec["phases"]
+    assert set(phases) == {"prepare", "start", "pytest", "collection", "tests", "reap"}
+    assert all(v >= 0 for v in phases.values())
+    assert sum(phases.values()) <= rec["elapsed"] + 1e-6
+    assert phases["tests"] >= 0.4 > phases["collection"]

@@ -175,6 +175,9 @@ class RunState:
         self.traces: dict[str, dict | None] = {}  # what each test executed (guard's tracer)
         self._started: set[str] = set()
         self._order: list[str] = []  # tests in the order they started
+        #: when the server first heard from the child, saw its collection end, and saw the
+        #: run end (`time.monotonic()`): where a run's time goes (`Server.handle`'s phases)
+        self.heard: dict[str, float] = {}
 
     def _anomaly(self, why: str) -> None:
         if not self.tampered:

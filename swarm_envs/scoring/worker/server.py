@@ -184,6 +184,7 @@ class Server:
         tree = req["tree"]
         self.code_cache.prepare(tree)
         self.code_cache.preimport(tree)
+        prepared = time.monotonic()
         deadline = start + float(req.get("timeout_s", 120))
         test_timeout = float(req.get("test_timeout_s", 30))
         targets: list[str] = list(req["targets"])
@@ -200,11 +201,27 @@ class Server:
         traced: dict[str, dict | None] = {}
         shared: dict[str, dict | None] = {}
         complete = True
+        # Where the time goes (seconds, summed over the children of this request), read off
+        # the server's clock as the child's records arrive: until its guard spoke (fork,
+        # namespaces), until its first record (the guard's start, pytest's configuration
+        # and session start), until collection ended (imports of the tests and the
+        # project), the tests with the end-of-run checks, and killing and reaping it.
+        phases = dict.fromkeys(("start", "pytest", "collection", "tests", "reap"), 0.0)
         for _attempt in range(int(req.get("max_restarts", 8)) + 1):
+            forked = time.monotonic()
             child = self.fork(tree, targets, select_ids, trace)
             st = RunState()
             killed_for = self._watch(child, st, deadline, test_timeout)
+            ended = time.monotonic()
             self.reap(child)
+            first = st.heard.get("first", ended)
+            record = max(first, st.heard.get("record", ended))
+            collected = max(record, st.heard.get("collected", ended))
+            phases["start"] += first - forked
+            phases["pytest"] += record - first
+            phases["collection"] += collected - record
+            phases["tests"] += ended - collected
+            phases["reap"] += time.monotonic() - ended
             findings.extend(st.findings)
             for f, text in st.collect_errors.items():
                 collect_errors.setdefault(f, text)
@@ -283,6 +300,7 @@ class Server:
             ),
             "traces": {"tests": traced, "shared": shared} if trace and not tampered else None,
             "elapsed": time.monotonic() - start,
+            "phases": {"prepare": prepared - start, **phases},
         }
 
     def _watch(self, child: _Child, st: RunState, deadline: float, test_timeout: float) -> str:
@@ -300,7 +318,11 @@ class Server:
             data = os.read(child.fd, 1 << 16)
             if not data:
                 break
+            st.heard.setdefault("first", time.monotonic())
             for rec in child.channel.feed(data):
                 last_progress = time.monotonic()
+                st.heard.setdefault("record", last_progress)
                 st.feed(rec)
+            if st.collected is not None:
+                st.heard.setdefault("collected", last_progress)
         return ""
