@@ -711,3 +711,36 @@ def test_an_unknown_marker_points_at_a_plugin():
 
     fix = likely_fix(["'benchmark' not found in `markers` configuration option"])
     assert fix is not None and "defines the marker 'benchmark'" in fix and "--requires" in fix
+
+
+def test_make_suite_leaves_out_a_few_tests_that_are_not_deterministic(tmp_path):
+    """Validation's determinism check names the tests; make-suite deselects a few of them.
+
+    A timing benchmark in a project's own suite passes in one run and fails in the next:
+    the task keeps its other tests (and says why in MAKE_TASK.md) instead of being lost;
+    a suite that is largely non-deterministic is still rejected.
+    """
+    from scoring.project import write_task
+
+    from swarm_envs.generation.validation import ValidationReport
+    from swarm_envs.project.suite import _deselect_flaky, _flaky_only
+    from swarm_envs.scoring import collect_test_ids
+
+    task = write_task(tmp_path / "mathy")
+    (task.root / "MAKE_TASK.md").write_text("# make-task: mathy\n")
+    flaky = "tests/test_ops.py::TestAdd::test_small"
+    problem = "1 tests are not deterministic (or their ids differ between test processes)"
+    few = ValidationReport("mathy", tests=40, problems=[problem], flaky=[flaky])
+    assert _flaky_only(few)
+    many = ValidationReport("mathy", tests=40, problems=[problem], flaky=[flaky] * 3)
+    assert not _flaky_only(many)  # past 5 % of the tests
+    other = ValidationReport(
+        "mathy", tests=40, problems=[problem, "the start passes"], flaky=[flaky]
+    )
+    assert not _flaky_only(other)
+
+    before = collect_test_ids(task).ids
+    again = _deselect_flaky(task.root, [flaky])
+    after = collect_test_ids(again).ids
+    assert flaky in before and flaky not in after and len(after) == len(before) - 1
+    assert flaky in (task.root / "MAKE_TASK.md").read_text()

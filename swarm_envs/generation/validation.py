@@ -44,6 +44,8 @@ class ValidationReport:
     start_passing: int = 0
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: tests whose outcome differed between the reference's two runs (the determinism check)
+    flaky: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -120,6 +122,7 @@ def _validate(
     rep.problems += not_run(again, "the determinism re-run")
     if again.per_test != ref.per_test:
         flaky = [t for t in ref.per_test if ref.per_test[t] != again.per_test.get(t)]
+        rep.flaky = flaky
         rep.problems.append(
             f"{len(flaky)} tests are not deterministic (or their ids differ between test "
             f"processes), e.g. {flaky[0]}"
