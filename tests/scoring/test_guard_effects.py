@@ -536,3 +536,65 @@ def test_the_tracing_event_raised_by_the_project_is_refused(kind, tmp_path, sand
     assert r.passed == 0, r.failures
     assert {f["kind"] for f in r.integrity} == {"interpreter_access"}, r.integrity
     assert "raised the guard's tracing event" in r.integrity[0]["detail"]
+
+
+# ------------------------------------------------------------ 9. lengths, the test's own
+
+LENGTH_LIB = '''
+class Bag:
+    """A multiset: its length counts every item, iterating it yields each item once."""
+
+    def __init__(self, items):
+        self._items = list(items)
+
+    def __len__(self):
+        return len(self._items)
+
+    def __iter__(self):
+        return iter(dict.fromkeys(self._items))
+
+
+def largest(bags, key):
+    return max(bags, key=key)
+
+
+class Liar:
+    def __len__(self):
+        return 3
+
+    def __iter__(self):
+        return iter(())
+'''
+LENGTH_TESTS = {
+    "test_lengths.py": """
+from mathy import Bag, Liar, largest
+
+
+def test_len_handed_to_the_library():
+    bags = [Bag("aab"), Bag("abcd")]
+    assert largest(bags, key=len) is bags[1]
+    assert sorted(map(len, bags)) == [3, 4]
+
+
+def test_len_rebound_by_the_test():
+    len = lambda x: 99  # noqa: E731
+    assert len(Bag("aab")) == 99
+
+
+def test_a_lying_len_read_by_the_test():
+    assert len(Liar()) == 3
+"""
+}
+
+
+def test_only_the_tests_own_calls_of_len_are_strict(kind, tmp_path, sandbox):
+    """A `len` the test hands to a library measures the library's objects unjudged; the
+    test's own `len(x) == 3` of an object that iterating contradicts is caught."""
+    r = _score(kind, tmp_path, sandbox, LENGTH_LIB, LENGTH_TESTS)
+    lengths = "tests/test_lengths.py::"
+    assert r.per_test[lengths + "test_len_handed_to_the_library"], r.failures
+    assert r.per_test[lengths + "test_len_rebound_by_the_test"], r.failures
+    assert not r.per_test[lengths + "test_a_lying_len_read_by_the_test"]
+    assert [(f["kind"], f["test"]) for f in r.integrity] == [
+        ("lying_dunder", lengths + "test_a_lying_len_read_by_the_test")
+    ], r.integrity
