@@ -447,6 +447,37 @@ def test_a_failing_reference_stops_with_the_failures_grouped(tmp_path):
     assert validate(task).ok
 
 
+def test_deselect_failing_leaves_out_exactly_the_failing_tests(tmp_path):
+    """pytest's `--deselect` takes prefixes: `test_main` would take `test_main_ok`, and
+    `test_p[1]` would take `test_p[10]`, with it. Only the failing tests go."""
+    files = {
+        "tiny/__init__.py": "",
+        "tiny/ops.py": TINY_OPS,
+        "tests/test_ops.py": textwrap.dedent(TINY_TESTS)
+        + textwrap.dedent("""
+            import pytest
+
+            def test_main():
+                assert add(1, 1) == 3
+
+            def test_main_ok():
+                assert add(1, 1) == 2
+
+            @pytest.mark.parametrize("n", [1, 10])
+            def test_p(n):
+                assert add(n, 0) == 10
+        """),
+    }
+    result, task = made(tmp_path, files, deselect_failing=True)
+    assert set(result.deselected) == {
+        "tests/test_ops.py::test_main",
+        "tests/test_ops.py::test_p[1]",
+    }
+    rep = validate(task)
+    # test_add, test_add_neg, test_clamp, test_main_ok, test_p[10]
+    assert rep.ok and rep.tests == 5, rep.problems
+
+
 def test_src_layout_tests_inside_the_package_and_test_folder(tmp_path):
     _, task = made(
         tmp_path,
