@@ -435,6 +435,7 @@ import sys
 import threading
 
 _SEEN = []
+_FRAMES = []
 
 
 def _spy(frame, event, arg):
@@ -487,6 +488,11 @@ SPIES = {
     "threading._trace_hook": (
         "threading._trace_hook = _spy; _in_a_thread()",
         "used sys.settrace with the project's _spy",
+    ),
+    # a tracer that is no one's code: a list's append, kept by the project
+    "a list's append at a thread's start": (
+        "threading._trace_hook = _FRAMES.append; _in_a_thread()",
+        "used sys.settrace with a built-in method bound to data (list)",
     ),
     # trusted code handed the project's tracer (a thread's run() calling sys.settrace)
     "handed to trusted code": (

@@ -871,6 +871,16 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 return f"{fn[len(r) :]}:{int(code.co_firstlineno)}"
         return f"{fn}:{int(code.co_firstlineno)}"
 
+    def bound_to_data(func: object) -> bool:
+        """A built-in method bound to an object (a list's `append`): of no one's code.
+
+        Whoever holds the object reads the frames it is handed; trusted tracers are
+        functions, or methods of objects of their own classes.
+        """
+        return type(func) is types.BuiltinMethodType and not issubclass(
+            type(func.__self__), ModuleType
+        )
+
     def displaced(kind: str) -> None:
         """A trusted tracer replaced the recording one: this trace is incomplete."""
         if trace and "settrace" in kind:
@@ -900,11 +910,14 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             flag("interpreter_access", f"{where(bad)} used {kind}")
             box[1] = Refused(f"{kind} is {_VETO}")
             return
-        if func is not None and made_by_project(func):
-            flag(
-                "interpreter_access",
-                f"{where(user)} used {kind} with the project's {describe(func)}",
+        if func is not None and (made_by_project(func) or bound_to_data(func)):
+            data = plain(qualname_of(type(getattr(func, "__self__", None))), 80)
+            origin = (
+                f"the project's {describe(func)}"
+                if made_by_project(func)
+                else f"a built-in method bound to data ({data})"
             )
+            flag("interpreter_access", f"{where(user)} used {kind} with {origin}")
             # Not installed; trusted code carries on without it (a thread at its start
             # would otherwise die before running).
             return
