@@ -327,8 +327,8 @@ def install(**kwargs: object) -> None:
     private["__builtins__"] = dict(builtins.__dict__)
     if kwargs.get("trace"):
         # The tracer's state is reachable from the tracer itself: `sys.gettrace` must not
-        # hand it out (setting a trace function is refused to everyone once the guard is
-        # in, so "none" is what the code under test can ever have set).
+        # hand it out. `_install` replaces this with the guard's own `sys.gettrace`, which
+        # gives any tracer but the guard's (a trusted one doctest or a test installed).
         kwargs["real_gettrace"] = sys.gettrace
         sys.gettrace = _no_trace
     fresh = types.FunctionType(_install.__code__, private, "_install")
