@@ -447,6 +447,77 @@ def test_a_failing_reference_stops_with_the_failures_grouped(tmp_path):
     assert validate(task).ok
 
 
+def test_deselect_failing_leaves_out_exactly_the_failing_tests(tmp_path):
+    """pytest's `--deselect` takes prefixes: `test_main` would take `test_main_ok`, and
+    `test_p[1]` would take `test_p[10]`, with it. Only the failing tests go."""
+    files = {
+        "tiny/__init__.py": "",
+        "tiny/ops.py": TINY_OPS,
+        "tests/test_ops.py": textwrap.dedent(TINY_TESTS)
+        + textwrap.dedent("""
+            import pytest
+
+            def test_main():
+                assert add(1, 1) == 3
+
+            def test_main_ok():
+                assert add(1, 1) == 2
+
+            @pytest.mark.parametrize("n", [1, 10])
+            def test_p(n):
+                assert add(n, 0) == 10
+        """),
+    }
+    result, task = made(tmp_path, files, deselect_failing=True)
+    assert set(result.deselected) == {
+        "tests/test_ops.py::test_main",
+        "tests/test_ops.py::test_p[1]",
+    }
+    rep = validate(task)
+    # test_add, test_add_neg, test_clamp, test_main_ok, test_p[10]
+    assert rep.ok and rep.tests == 5, rep.problems
+
+
+@pytest.mark.parametrize("tests_package", [False, True])
+def test_modules_of_a_non_code_folder_that_the_tests_import_move_with_them(tmp_path, tests_package):
+    """A root `tools/` folder is not the package, but the tests import helpers from it."""
+    files = {
+        "tiny/__init__.py": "",
+        "tiny/ops.py": TINY_OPS,
+        "tools/__init__.py": "",
+        "tools/helpers.py": "from tools.numbers import TWO\n\n\ndef two():\n    return TWO\n",
+        "tools/numbers.py": "TWO = 2\n",
+        "tools/other.py": "THREE = 3\n",
+        "tools/third.py": "from . import numbers\n\nFOUR = numbers.TWO * 2\n",
+        "tools/unused.py": "raise SystemExit('not for the tests')\n",
+        "tests/test_tools.py": """
+            import tools.other
+            from tools import third
+            from tools.helpers import two
+            from tiny.ops import add
+
+            def test_two():
+                assert add(two(), 1) == 3
+
+            def test_other():
+                assert add(tools.other.THREE, 1) == 4
+
+            def test_third():
+                assert add(third.FOUR, 0) == 4
+        """,
+        **({"tests/__init__.py": ""} if tests_package else {}),
+    }
+    result, task = made(tmp_path, files)
+    moved = {f"tools/{m}.py" for m in ("__init__", "helpers", "numbers", "other", "third")}
+    test_files = {rel for rel, _ in task.test_files()}
+    assert {f"tests/{m}" for m in moved} <= test_files, test_files
+    assert "tests/tools/unused.py" not in test_files
+    notes = [str(n) for n in result.notes]
+    assert any("tools/helpers.py" in n for n in notes), notes
+    rep = validate(task)
+    assert rep.ok and rep.tests == 3, rep.problems
+
+
 def test_src_layout_tests_inside_the_package_and_test_folder(tmp_path):
     _, task = made(
         tmp_path,

@@ -265,12 +265,12 @@ def main(config_path: str) -> None:
         "-q",
         "--import-mode=prepend",
         "--continue-on-collection-errors",
-        *(f"--deselect={d}" for d in cfg.get("deselect", [])),
         *(a for name in cfg.get("plugins", []) for a in ("-p", name)),
         *cfg["targets"],
     ]
     started = time.perf_counter()
-    status = pytest.main(args, plugins=[profile, _fixture_wrapper(profile)])
+    deselect = _Deselect(cfg.get("deselect", []))
+    status = pytest.main(args, plugins=[deselect, profile, _fixture_wrapper(profile)])
     origins = {}
     for name in cfg.get("project", []):
         mod = sys.modules.get(name)
@@ -290,6 +290,30 @@ def main(config_path: str) -> None:
     }
     with open(cfg["out"], "w") as f:
         json.dump(out, f)
+
+
+def deselects(entry: str, nodeid: str) -> bool:
+    """Whether a deselect entry leaves out a test: as the scorer's `settings.deselects`."""
+    if nodeid == entry:
+        return True
+    if not entry or not nodeid.startswith(entry):
+        return False
+    if entry.endswith(("/", "::")):
+        return True
+    return nodeid[len(entry) :].startswith(("::", "[", "/"))
+
+
+class _Deselect:
+    """The task's deselected tests, by exact id (pytest's `--deselect` takes prefixes)."""
+
+    def __init__(self, entries: list[str]):
+        self.entries = [e for e in entries if isinstance(e, str)]
+
+    def pytest_collection_modifyitems(self, config: object, items: list) -> None:
+        gone = [it for it in items if any(deselects(e, it.nodeid) for e in self.entries)]
+        if gone:
+            config.hook.pytest_deselected(items=gone)  # type: ignore[attr-defined]
+            items[:] = [it for it in items if it not in gone]
 
 
 def _fixed_addresses() -> None:

@@ -237,6 +237,7 @@ def _read_project(source: Path, *, exclude: Iterable[str] = ()) -> Project:
             f"{source}: no pytest tests found (looked for {', '.join(patterns)} in tests/, "
             "test/, the project root and inside its packages)"
         )
+    _map_imported_helpers(files, code_root, test_map, proj)
     _take_code(files, code_root, test_map, proj)
     _take_tests(files, code_root, test_map, proj)
     _take_conftests(files, code_root, test_map, proj)
@@ -325,6 +326,77 @@ def _map_tests(
         dirs = sorted({d for d, _ in inside})
         proj.note("moved", ", ".join(f"{d}/" for d in dirs), "tests inside the package")
     return out
+
+
+def _map_imported_helpers(
+    files: dict[str, Path], code_root: str, test_map: dict[str, str], proj: Project
+) -> None:
+    """Modules of non-code folders that the tests import move with the tests.
+
+    A `tools/` (or `scripts/`, `benchmarks/`, ...: `NON_CODE_DIRS`) folder at the root is
+    not part of the importable project, but a suite may import helpers from it (`from
+    tools.helpers import x`, `import tools.x`, `from tools import x`). Those modules, the
+    ones they import from the same folders in turn, and their packages' `__init__.py`,
+    go to `tests/` at the same relative place (`tests/tools/helpers.py`), and the imports
+    are rewritten like those of any moved test module (`_take_tests`).
+    """
+    prefix = f"{code_root}/" if code_root else ""
+
+    def file_of(module: str) -> str | None:
+        parts = module.split(".")
+        if parts[0] not in NON_CODE_DIRS:
+            return None
+        for base in dict.fromkeys((prefix, "")):
+            for cand in (base + "/".join(parts) + ".py", base + "/".join(parts) + "/__init__.py"):
+                if cand in files and cand not in test_map:
+                    return cand
+        return None
+
+    def imported(rel: str) -> set[str]:
+        try:
+            tree = parse(files[rel].read_bytes().decode("utf-8"))
+        except (SyntaxError, UnicodeDecodeError, ValueError, OSError):
+            return set()
+        module = _module_of(_under(rel, code_root) or rel)
+        package = module if rel.endswith("__init__.py") else module.rpartition(".")[0]
+        out: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                out.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".") if package else []
+                    if node.level - 1 > len(parts):
+                        continue
+                    head = ".".join(parts[: len(parts) - (node.level - 1)])
+                    base = ".".join(x for x in (head, base) if x)
+                if base:
+                    out.add(base)
+                    out.update(f"{base}.{a.name}" for a in node.names if a.name != "*")
+        return out
+
+    todo = [r for r in test_map if r.endswith(".py")]
+    taken: list[str] = []
+    while todo:
+        for module in sorted(imported(todo.pop())):
+            parts = module.split(".")
+            # the module and every package above it
+            for i in range(1, len(parts) + 1):
+                rel = file_of(".".join(parts[:i]))
+                if rel is None or rel in test_map:
+                    continue
+                new = rel[len(prefix) :] if prefix and rel.startswith(prefix) else rel
+                if new in test_map.values():
+                    proj.note(
+                        "warning", rel, f"imported by the tests, but tests/{new} exists: not moved"
+                    )
+                    continue
+                test_map[rel] = new
+                taken.append(rel)
+                todo.append(rel)
+    for rel in sorted(taken):
+        proj.note("moved", rel, "a module outside the package that the tests import")
 
 
 def _module_of(rel: str) -> str:
@@ -434,7 +506,16 @@ def _rewrite_imports(source: str, old_module: str, renames: dict[str, str]) -> t
         elif isinstance(node, ast.Import):
             aliases = [ast.alias(rename(a.name), a.asname) for a in node.names]
             if [a.name for a in aliases] != [a.name for a in node.names]:
-                edits.append((node, ast.unparse(ast.Import(names=aliases))))
+                text = ast.unparse(ast.Import(names=aliases))
+                # `import tools.x` binds `tools`; as `import tests.tools.x` it would bind
+                # `tests`: bind the old top-level name to its new module too.
+                for was, now in zip(node.names, aliases, strict=True):
+                    top = was.name.partition(".")[0]
+                    depth = was.name.count(".")
+                    new_top = now.name.rsplit(".", depth)[0] if depth else now.name
+                    if was.asname is None and now.name != was.name and new_top != top:
+                        text += f"; import {new_top} as {top}"
+                edits.append((node, text))
     if not edits:
         return source, 0
     lines = source.splitlines(keepends=True)

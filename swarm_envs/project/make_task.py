@@ -439,19 +439,12 @@ def _report_tooling_deprecations(proj: Project, manifest: dict) -> None:
 def _write_manifest(
     root: Path, manifest: dict, deselected: dict[str, str], collected: Sequence[str] = ()
 ) -> Task:
-    """Write the manifest; with the collected ids, deselections are what pytest will do.
+    """Write the manifest; `tests.deselect` lists the deselected node ids.
 
-    pytest's `--deselect` takes prefixes: deselecting `test_x` also leaves out `test_x_y`
-    and `test_x[1]` leaves out `test_x[10]`. Those are deselected here too, with the reason,
-    so that no unit names a test the scorer never runs.
+    The scorer deselects them exactly (`scoring.worker.settings.deselects`), not by prefix
+    as pytest's `--deselect` would: deselecting `test_main` leaves `test_main_ok` in.
     """
-    if deselected and collected:
-        chosen = tuple(deselected)
-        for nid in collected:
-            if nid not in deselected:
-                by = next((d for d in chosen if nid.startswith(d)), None)
-                if by is not None:
-                    deselected[nid] = f"deselected with {by} (pytest deselects by prefix)"
+    del collected  # the ids are exact: no other test goes with them
     if deselected:
         manifest["tests"]["deselect"] = sorted(deselected)
     (root / MANIFEST).write_text(tomli_w.dumps(manifest), encoding="utf-8")

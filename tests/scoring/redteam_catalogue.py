@@ -319,6 +319,45 @@ def _oracle():
     return _answer(frame, lines[frame.f_lineno - 1])
 """
 )
+# A tracer set for every thread to come: at a thread's start, threading installs it, and
+# it is handed every frame of that thread; the thread started here reads what it can.
+TRACER_AT_A_THREADS_START = (
+    _FROM_LOCALS
+    + """
+
+import threading
+
+_SEEN = []
+
+
+def _spy(frame, event, arg):
+    found = _from(frame)
+    if found is not None:
+        _SEEN.append(found)
+    return _spy
+
+
+def _oracle():
+    threading.settrace(_spy)
+    t = threading.Thread(target=lambda: None)
+    t.start()
+    t.join()
+    return _SEEN[-1] if _SEEN else None
+"""
+)
+# The same tracer, set where a thread's start reads it (threading's `_trace_hook`) without
+# calling threading.settrace: threading (trusted) installs it; judged by its origin.
+TRACE_HOOK_SET_DIRECTLY = TRACER_AT_A_THREADS_START.replace(
+    "threading.settrace(_spy)", "threading._trace_hook = _spy"
+)
+# The event the guard's `sys._getframe` raises, raised straight from the function a test
+# calls: a guard that trusted the event would take the test for the asker and answer with
+# its real frame.
+FRAME_EVENT_RAISED = STUBS.replace(
+    "return RESULT",
+    "_b = [None, None]\n    __import__('sys').audit('swarm_envs.frame', None, (0,), _b)\n"
+    "    return _from(_b[0])",
+)
 EQUAL_TO_ITS_TYPE = """
 class OfItsType:
     def __eq__(self, other):
@@ -1094,6 +1133,29 @@ ATTACKS: list[Attack] = [
         {"shapes/core.py": SHAPES_POINT_OF_ITS_TYPE},
         task="shapes",
         kinds=frozenset({"lying_dunder"}),
+    ),
+    # ----------------------------- 7. tracers, and the guard's own events (issue 31)
+    Attack(
+        "tracer_set_at_a_threads_start",
+        "harness",
+        _module(TRACER_AT_A_THREADS_START, body=ORACLE_STUBS),
+        kinds=frozenset({"interpreter_access"}),
+        note="threading.settrace by the project: refused, named",
+    ),
+    Attack(
+        "tracer_hook_set_without_threading_settrace",
+        "harness",
+        _module(TRACE_HOOK_SET_DIRECTLY, body=ORACLE_STUBS),
+        kinds=frozenset({"interpreter_access"}),
+        note="threading installs it at the thread's start: the callable is the project's,"
+        " so it is not installed, and named",
+    ),
+    Attack(
+        "frame_event_raised_by_the_project",
+        "harness",
+        _module(_FROM_LOCALS, body=FRAME_EVENT_RAISED),
+        kinds=frozenset({"frame_introspection"}),
+        note="only the guard's own sys._getframe may raise it: refused, named",
     ),
 ]
 

@@ -307,3 +307,52 @@ def test_a_test_that_starts_a_thread_keeps_its_static_key(tmp_path, sandbox):
     finally:
         fast.close()
         naive.close()
+
+
+OWN_TRACER_TESTS = {
+    **TESTS,
+    "test_traced.py": textwrap.dedent(
+        """\
+        import sys
+
+        from calc.ops import apply
+
+
+        def test_traced_add():
+            # a coverage-style tracer of the test's own displaces the recording one
+            seen = []
+
+            def tracer(frame, event, arg):
+                seen.append(event)
+
+            sys.settrace(tracer)
+            try:
+                got = apply("add", 1, 2)
+            finally:
+                sys.settrace(None)
+            assert got == 3 and seen
+        """
+    ),
+}
+
+
+def test_a_test_that_installs_its_own_tracer_keeps_its_static_key(tmp_path, sandbox):
+    """Trusted code installing a tracer is not flagged; its test's trace is incomplete (the
+    recording tracer was displaced), so it falls back to its static key."""
+    files = {**SOLUTION, "calc/read.py": READ}
+    task = write_task(tmp_path / "t", solution=files, tests=OWN_TRACER_TESTS, start=files)
+    task.materialize(sandbox.root)
+    fast = make_scorer(task, sandbox, scoring=DYNAMIC)
+    naive = make_scorer(task, sandbox, kind="subprocess")
+    try:
+        got = _check(fast, naive)
+        assert got.per_test["tests/test_traced.py::test_traced_add"], got.failures
+        assert got.integrity == ()
+        # mul's body changes: test_mul executed it; test_traced_add never did, but its
+        # static key (the table reaches every handler) holds mul, so it re-runs too.
+        put(sandbox, "calc/ops.py", OPS.replace("return a * b", "return b * a"))
+        got = _check(fast, naive)
+        assert got.ran == 2 and got.per_test["tests/test_traced.py::test_traced_add"]
+    finally:
+        fast.close()
+        naive.close()

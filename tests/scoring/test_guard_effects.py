@@ -366,3 +366,241 @@ def test_a_library_hook_and_a_tests_own_import_are_not_blamed(kind, tmp_path, sa
     r = _score(kind, tmp_path, sandbox, HOOK_LIB, RELOAD_TESTS)
     _clean(r)
     assert r.total == 1
+
+
+# ---------------------------------------------------------------------- 8. tracers
+
+TRACING_LIB = '''
+def traced_sum(xs):
+    total = 0
+    for x in xs:
+        total += x
+    return total
+
+
+def add(a, b):
+    """
+    >>> add(1, 2)
+    3
+    >>> add(2, 2)
+    4
+    """
+    return a + b
+'''
+TRACING_TESTS = {
+    "test_tracing.py": """
+import doctest
+import sys
+
+import mathy
+from mathy import traced_sum
+
+
+def test_doctest():
+    # doctest sets builtins._ (its displayhook) and restores the trace function it found
+    failures, tried = doctest.testmod(mathy)
+    assert (failures, tried) == (0, 2)
+
+
+def test_own_tracer():
+    # a coverage-style tracer of the test's own
+    seen = []
+
+    def tracer(frame, event, arg):
+        if event == "call":
+            seen.append(frame.f_code.co_name)
+
+    sys.settrace(tracer)
+    try:
+        total = traced_sum([1, 2, 3])
+    finally:
+        sys.settrace(None)
+    assert total == 6
+    assert "traced_sum" in seen
+"""
+}
+
+
+def test_trusted_code_installs_its_own_tracer(kind, tmp_path, sandbox):
+    """doctest (a trace function saved and restored, `builtins._`) and a test's own
+    coverage-style tracer: nothing flagged."""
+    r = _score(kind, tmp_path, sandbox, TRACING_LIB, TRACING_TESTS)
+    _clean(r)
+    assert r.total == 2
+
+
+# A tracer reads the frames it is handed: the test's locals, through `f_back`.
+SPY_LIB = """
+import sys
+import threading
+
+_SEEN = []
+_FRAMES = []
+
+
+def _spy(frame, event, arg):
+    f = frame
+    while f is not None:
+        if "expected" in f.f_locals:
+            _SEEN.append(f.f_locals["expected"])
+        f = f.f_back
+    return _spy
+
+
+def _probe():
+    return None
+
+
+def _in_a_thread(target=_probe, args=()):
+    t = threading.Thread(target=target, args=args)
+    t.start()
+    t.join()
+
+
+def answer():
+    try:
+        {INSTALL}
+    except Exception:
+        pass
+    _probe()
+    return _SEEN[-1] if _SEEN else None
+"""
+SPY_TESTS = {
+    "test_spy.py": """
+from mathy import answer
+
+
+def test_answer():
+    expected = 1234
+    assert answer() == expected
+"""
+}
+SPIES = {
+    "sys.settrace": ("sys.settrace(_spy)", "used sys.settrace"),
+    "sys.setprofile": ("sys.setprofile(_spy)", "used sys.setprofile"),
+    "threading.settrace": ("threading.settrace(_spy); _in_a_thread()", "used threading.settrace"),
+    "threading.setprofile": (
+        "threading.setprofile(_spy); _in_a_thread()",
+        "used threading.setprofile",
+    ),
+    # the hook a thread installs at its start, set without threading.settrace: the tracer is
+    # installed by threading (trusted), and judged by the callable's origin
+    "threading._trace_hook": (
+        "threading._trace_hook = _spy; _in_a_thread()",
+        "used sys.settrace with the project's _spy",
+    ),
+    # a tracer that is no one's code: a list's append, kept by the project
+    "a list's append at a thread's start": (
+        "threading._trace_hook = _FRAMES.append; _in_a_thread()",
+        "used sys.settrace with a built-in method bound to data (list)",
+    ),
+    # trusted code handed the project's tracer (a thread's run() calling sys.settrace)
+    "handed to trusted code": (
+        "_in_a_thread(sys.settrace, (_spy,)); threading.Thread(target=_probe).run()",
+        "used sys.settrace with the project's _spy",
+    ),
+}
+
+
+@pytest.mark.parametrize("spy", sorted(SPIES))
+def test_the_project_setting_a_tracer_is_refused_and_named(spy, kind, tmp_path, sandbox):
+    install, named = SPIES[spy]
+    r = _score(kind, tmp_path, sandbox, SPY_LIB.replace("{INSTALL}", install), SPY_TESTS)
+    assert r.passed == 0, (spy, r.failures)
+    assert {f["kind"] for f in r.integrity} == {"interpreter_access"}, r.integrity
+    assert any(named in f["detail"] for f in r.integrity), r.integrity
+
+
+CRAFTED_LIB = """
+import sys
+
+
+def answer():
+    # the event the guard's own sys._getframe raises, raised straight from the function
+    # the test calls: the guard would take the test for the caller and hand a real frame
+    box = [None, None]
+    try:
+        sys.audit("swarm_envs.frame", None, (0,), box)
+        return box[0].f_locals.get("expected")
+    except Exception:
+        return None
+"""
+
+
+def test_the_frame_event_raised_by_the_project_gives_no_real_frame(kind, tmp_path, sandbox):
+    r = _score(kind, tmp_path, sandbox, CRAFTED_LIB, SPY_TESTS)
+    assert r.passed == 0, r.failures
+    assert {f["kind"] for f in r.integrity} == {"frame_introspection"}, r.integrity
+    assert "raised the guard's frame event" in r.integrity[0]["detail"]
+
+
+def test_the_tracing_event_raised_by_the_project_is_refused(kind, tmp_path, sandbox):
+    lib = SPY_LIB.replace(
+        "{INSTALL}", 'sys.audit("swarm_envs.tracing", "sys.settrace", _spy, [None, None])'
+    )
+    r = _score(kind, tmp_path, sandbox, lib, SPY_TESTS)
+    assert r.passed == 0, r.failures
+    assert {f["kind"] for f in r.integrity} == {"interpreter_access"}, r.integrity
+    assert "raised the guard's tracing event" in r.integrity[0]["detail"]
+
+
+# ------------------------------------------------------------ 9. lengths, the test's own
+
+LENGTH_LIB = '''
+class Bag:
+    """A multiset: its length counts every item, iterating it yields each item once."""
+
+    def __init__(self, items):
+        self._items = list(items)
+
+    def __len__(self):
+        return len(self._items)
+
+    def __iter__(self):
+        return iter(dict.fromkeys(self._items))
+
+
+def largest(bags, key):
+    return max(bags, key=key)
+
+
+class Liar:
+    def __len__(self):
+        return 3
+
+    def __iter__(self):
+        return iter(())
+'''
+LENGTH_TESTS = {
+    "test_lengths.py": """
+from mathy import Bag, Liar, largest
+
+
+def test_len_handed_to_the_library():
+    bags = [Bag("aab"), Bag("abcd")]
+    assert largest(bags, key=len) is bags[1]
+    assert sorted(map(len, bags)) == [3, 4]
+
+
+def test_len_rebound_by_the_test():
+    len = lambda x: 99  # noqa: E731
+    assert len(Bag("aab")) == 99
+
+
+def test_a_lying_len_read_by_the_test():
+    assert len(Liar()) == 3
+"""
+}
+
+
+def test_only_the_tests_own_calls_of_len_are_strict(kind, tmp_path, sandbox):
+    """A `len` the test hands to a library measures the library's objects unjudged; the
+    test's own `len(x) == 3` of an object that iterating contradicts is caught."""
+    r = _score(kind, tmp_path, sandbox, LENGTH_LIB, LENGTH_TESTS)
+    lengths = "tests/test_lengths.py::"
+    assert r.per_test[lengths + "test_len_handed_to_the_library"], r.failures
+    assert r.per_test[lengths + "test_len_rebound_by_the_test"], r.failures
+    assert not r.per_test[lengths + "test_a_lying_len_read_by_the_test"]
+    assert [(f["kind"], f["test"]) for f in r.integrity] == [
+        ("lying_dunder", lengths + "test_a_lying_len_read_by_the_test")
+    ], r.integrity

@@ -45,8 +45,8 @@ from hypothesis import Phase, given, settings, strategies as st
 from mathy import same
 
 
-# (no explain phase: it traces the failing example with sys.settrace, which the guard
-# flags, and the failure text would name that instead of the example)
+# (no explain phase: it traces the failing example with sys.settrace, and its
+# explanation would stand in the failure text beside the example)
 @settings(deadline=None, max_examples=100, phases=[Phase.reuse, Phase.generate, Phase.shrink])
 @given(st.integers(min_value=0))
 def test_same(n):

@@ -50,9 +50,13 @@ Flagged (a finding: kind, test, detail) and, where it is a capability, refused:
   by a library, through `__wrapped__`, shells and trusted library code only); fixture
   values replaced between setup and call; plugins or hook implementations added by the
   code under test;
-- `gc.get_objects`/`get_referrers`/`get_referents`, `ctypes`, `sys.settrace`/`setprofile`,
-  `sys.addaudithook`, `signal.signal`/`setitimer`/`alarm`, `/proc/*/mem`, opening harness
-  files, code compiled or unmarshalled under the name of a trusted file, by untrusted code;
+- trace and profile functions set by the project, or made by it and installed by trusted
+  code (`sys.settrace`/`setprofile`, `threading.settrace`/`setprofile`, `threading`'s
+  hooks at a thread's start: judged by the callable's origin); the guard's own events
+  raised by anything but the guard's replacements;
+- `gc.get_objects`/`get_referrers`/`get_referents`, `ctypes`, `sys.addaudithook`,
+  `signal.signal`/`setitimer`/`alarm`, `/proc/*/mem`, opening harness files, code compiled
+  or unmarshalled under the name of a trusted file, by untrusted code;
 - always-equal objects and lying dunders (reported by the strict comparisons of canonical
   assertions).
 
@@ -85,6 +89,8 @@ from .protocol import OPENED, PERSISTENT, SPAWNED
 REPORT_EVENT = "swarm_envs.report"
 #: what a frame view asks the guard (see `_view_types`)
 VIEW_EVENT = "swarm_envs.frame"
+#: what the replaced setters of trace and profile functions ask the guard (`_view_types`)
+TRACE_EVENT = "swarm_envs.tracing"
 #: findings reported per test, and per run (past them a test still fails, unreported)
 MAX_FINDINGS = 5
 MAX_RUN_FINDINGS = 1000
@@ -138,6 +144,8 @@ LEGITIMATE_CHANGES = frozenset(
     # its own excepthook at import, a CLI redirects stdout).
     | {("sys", n) for n in ("excepthook", "displayhook", "breakpointhook", "unraisablehook")}
     | {("sys", n) for n in ("stdin", "stdout", "stderr", "ps1", "ps2", "tracebacklimit")}
+    # The last value an interactive session (doctest's examples) displayed: `sys.displayhook`.
+    | {("builtins", "_")}
 )
 _VETO = "refused by the scoring harness"
 # Signal handlers run between any two bytecodes, the guard's own included: none may be set.
@@ -156,8 +164,8 @@ class RefusedOpen(PermissionError):
     """
 
 
-def _view_types(_audit, _event, _frame_type, _code_type):  # noqa: ANN001, ANN202, C901
-    """The classes of frame views and code views (the guard runs this with globals of its own).
+def _view_types(_audit, _event, _frame_type, _code_type, _trace_event):  # noqa: ANN001, ANN202, C901
+    """The classes of frame views and code views, and the tracing setters (private globals).
 
     A frame view stands for a real frame that the code under test may not hold (see
     `_install`). It keeps nothing: each of its attributes asks the guard (an audit event
@@ -168,6 +176,12 @@ def _view_types(_audit, _event, _frame_type, _code_type):  # noqa: ANN001, ANN20
     nothing; `isinstance(view, types.FrameType)` holds (`__class__`), so `inspect` and
     `traceback` take it as a frame. A code view is plain data: a test function's
     signature facts, never its constants or names.
+
+    `tracing(kind)` makes the replacement of one of `sys.settrace`, `sys.setprofile`,
+    `threading.settrace`, `threading.setprofile` (and `sys.gettrace` under dynamic keys):
+    it hands the callable to the guard (an audit event of its own), which installs it only
+    for trusted code and a callable the project did not make. Every replacement shares one
+    code object, by which the guard knows the event came from one of them.
     """
 
     def _ask(view, name, _audit=_audit, _event=_event):  # noqa: ANN001, ANN202
@@ -276,7 +290,21 @@ def _view_types(_audit, _event, _frame_type, _code_type):  # noqa: ANN001, ANN20
             (inspect, "getinnerframes", getinnerframes),
         )
 
-    return FrameView, CodeView, _getframe, walkers
+    def _setter(func=None, *, _kind="", _audit=_audit, _event=_trace_event):  # noqa: ANN001, ANN202
+        box = [None, None]
+        _audit(_event, _kind, func, box)
+        if box[1] is not None:
+            raise box[1]
+        return box[0]
+
+    def tracing(kind, _setter=_setter, _fn=type(_setter)):  # noqa: ANN001, ANN202, B008
+        made = _fn(
+            _setter.__code__, _setter.__globals__, kind.rpartition(".")[2], _setter.__defaults__
+        )
+        made.__kwdefaults__ = {**_setter.__kwdefaults__, "_kind": kind}
+        return made
+
+    return FrameView, CodeView, _getframe, walkers, tracing
 
 
 def _refuse_signals(*args: object, **kwargs: object) -> None:
@@ -299,8 +327,8 @@ def install(**kwargs: object) -> None:
     private["__builtins__"] = dict(builtins.__dict__)
     if kwargs.get("trace"):
         # The tracer's state is reachable from the tracer itself: `sys.gettrace` must not
-        # hand it out (setting a trace function is refused to everyone once the guard is
-        # in, so "none" is what the code under test can ever have set).
+        # hand it out. `_install` replaces this with the guard's own `sys.gettrace`, which
+        # gives any tracer but the guard's (a trusted one doctest or a test installed).
         kwargs["real_gettrace"] = sys.gettrace
         sys.gettrace = _no_trace
     fresh = types.FunctionType(_install.__code__, private, "_install")
@@ -686,9 +714,13 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
         {"__builtins__": dict(builtins.__dict__), "__name__": __name__},
         "_view_types",
     )
-    FrameView, CodeView, view_getframe, view_walkers = made(
-        sys.audit, VIEW_EVENT, types.FrameType, types.CodeType
+    FrameView, CodeView, view_getframe, view_walkers, tracing = made(
+        sys.audit, VIEW_EVENT, types.FrameType, types.CodeType, TRACE_EVENT
     )
+    # Only the replacement `sys._getframe` may ask for a frame by depth: the project raising
+    # the event itself (`sys.audit` called straight from a function a test calls) would
+    # otherwise be answered as if the test had asked (issue 31's red team).
+    getframe_code = code_of(view_getframe)
     views: dict[object, object] = {}  # real frame -> its view (cleared at every test)
     reals: dict[object, object] = {}  # view -> its real frame
     code_views: dict[object, object] = {}
@@ -731,6 +763,9 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             return
         target, what, box = args
         if target is None:  # sys._getframe(*what)
+            if getframe(2).f_code is not getframe_code:
+                flag("frame_introspection", f"{where(getframe(2))} raised the guard's frame event")
+                raise Refused(_VETO)
             if type(what) is not tuple or len(what) > 1:
                 box[1] = TypeError("_getframe expected at most 1 argument")
                 return
@@ -793,6 +828,101 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
 
     sys._getframe = view_getframe
     import traceback as _traceback
+
+    # ------------------------------------------------------------ tracers
+    # A trace or profile function is handed every frame, real ones of tests included, and
+    # a local trace function can move a test's line: the guard owns installing them. The
+    # setters of `sys` and `threading` are replaced (`tracing`); each call is judged by
+    # who calls it and by the origin of the callable: the project calling one, or trusted
+    # code installing a callable the project made (a thread started after the project set
+    # `threading._trace_hook`, a trusted helper handed the project's function), is flagged
+    # and refused. Trusted code (doctest, hypothesis' explain phase, a coverage-style
+    # plugin) installs its own; under dynamic keys that displaces the recording tracer, so
+    # the test's trace is marked incomplete and it keeps its static key.
+    real_setters = {
+        "sys.settrace": sys.settrace,
+        "sys.setprofile": sys.setprofile,
+        "threading.settrace": _threading.settrace,
+        "threading.setprofile": _threading.setprofile,
+    }
+    for name in ("_settraceallthreads", "_setprofileallthreads"):  # Python 3.12+
+        if hasattr(sys, name):
+            real_setters["sys." + name] = getattr(sys, name)
+    setter_code = None
+    for kind_name in real_setters:
+        module_name, _, attr = kind_name.partition(".")
+        replacement = tracing(kind_name)
+        setter_code = code_of(replacement)
+        setattr(sys if module_name == "sys" else _threading, attr, replacement)
+
+    def describe(value: object) -> str:
+        code = value
+        if type(value) is types.MethodType:
+            code = value.__func__
+        if type(code) is FunctionType:
+            c = code_of(code)
+            return f"{plain(c.co_name, 80)} ({where_code(c)})"
+        return f"an object of {plain(qualname_of(type(value)), 80)}"
+
+    def where_code(code: Any) -> str:
+        fn = plain(code.co_filename)
+        for r in roots:
+            if fn.startswith(r):
+                return f"{fn[len(r) :]}:{int(code.co_firstlineno)}"
+        return f"{fn}:{int(code.co_firstlineno)}"
+
+    def bound_to_data(func: object) -> bool:
+        """A built-in method bound to an object (a list's `append`): of no one's code.
+
+        Whoever holds the object reads the frames it is handed; trusted tracers are
+        functions, or methods of objects of their own classes.
+        """
+        return type(func) is types.BuiltinMethodType and not issubclass(
+            type(func.__self__), ModuleType
+        )
+
+    def displaced(kind: str) -> None:
+        """A trusted tracer replaced the recording one: this trace is incomplete."""
+        if trace and "settrace" in kind:
+            trace_sink[0].add(("", SPAWNED))
+
+    def on_trace(args: tuple) -> None:
+        if len(args) != 3 or type(args[2]) is not list or len(args[2]) != 2:
+            return
+        kind, func, box = args
+        caller = getframe(2)  # 0: on_trace, 1: hook, 2: the replacement, 3: its caller
+        if caller.f_code is not setter_code or type(kind) is not str:
+            flag("interpreter_access", f"{where(caller)} raised the guard's tracing event")
+            raise Refused(_VETO)
+        if kind == "sys.gettrace":
+            current = real_gettrace() if real_gettrace is not None else None
+            box[0] = None if current is tracer else current
+            return
+        real_setter = real_setters.get(kind)
+        if real_setter is None:
+            return
+        try:
+            user: Any = getframe(3)
+        except ValueError:
+            user = None  # called from C with no Python frame (`_thread.start_new_thread`)
+        bad = untrusted_frame(user)
+        if bad is not None:
+            flag("interpreter_access", f"{where(bad)} used {kind}")
+            box[1] = Refused(f"{kind} is {_VETO}")
+            return
+        if func is not None and (made_by_project(func) or bound_to_data(func)):
+            data = plain(qualname_of(type(getattr(func, "__self__", None))), 80)
+            origin = (
+                f"the project's {describe(func)}"
+                if made_by_project(func)
+                else f"a built-in method bound to data ({data})"
+            )
+            flag("interpreter_access", f"{where(user)} used {kind} with {origin}")
+            # Not installed; trusted code carries on without it (a thread at its start
+            # would otherwise die before running).
+            return
+        real_setter(func)
+        displaced(kind)
 
     for module, name, replacement in view_walkers(_traceback, inspect):
         setattr(module, name, replacement)
@@ -1070,7 +1200,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 lines = trace_tests.pop(cur, None)
                 if real_gettrace() is not tracer:
                     lines = None  # switched off (or lost to an error inside it): re-armed
-                    sys.settrace(tracer)  # allowed: the guard is busy (its own call)
+                    real_setters["sys.settrace"](tracer)  # the guard is busy: its own call
                 ran = ("setup", "passed") in phases and any(w == "call" for w, _ in phases)
                 ok = lines is not None and ran and not state["flagged"]
                 record["trace"] = trace_lines(lines) if ok and lines is not None else None
@@ -1310,22 +1440,28 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 raise RefusedOpen(13, f"{_VETO}: {full}")
 
     def on_compile(event: str, args: tuple) -> None:
-        direct = category(getframe(2).f_code.co_filename) >= WORKSPACE
+        try:
+            compiler = getframe(2)
+        except ValueError:
+            return  # no Python frame compiles it (a thread's start, the interpreter's end)
+        direct = category(compiler.f_code.co_filename) >= WORKSPACE
         if event == "marshal.loads":
             if direct:
-                flag("code_forged", f"{where(getframe(2))} loaded marshalled code")
+                flag("code_forged", f"{where(compiler)} loaded marshalled code")
                 raise Refused(_VETO)
             return
         filename = args[1] if len(args) > 1 else None
         if type(filename) is bytes:
             filename = filename.decode("utf-8", "replace")
         if direct and category(filename) in (TRUSTED, CANONICAL):
-            flag("code_forged", f"{where(getframe(2))} compiled code named {plain(filename, 200)}")
+            flag("code_forged", f"{where(compiler)} compiled code named {plain(filename, 200)}")
             raise Refused(_VETO)
 
     frames = ("sys._getframe", "sys._current_frames", "sys._getframemodulename")
     gc_events = ("gc.get_objects", "gc.get_referrers", "gc.get_referents")
-    interpreter = ("sys.settrace", "sys.setprofile", "sys.addaudithook")
+    tracers: tuple[str, ...] = ("sys.settrace", "sys.setprofile")
+    tracers += ("sys._settraceallthreads", "sys._setprofileallthreads")  # Python 3.12+
+    interpreter = ("sys.addaudithook",)
     compiling = ("compile", "code.__new__", "marshal.loads")
 
     def on_shell(args: tuple) -> None:
@@ -1352,7 +1488,7 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
 
     watched = frozenset(
         {REPORT_EVENT, DONE_EVENT, FINDING_EVENT, VIEW_EVENT, SHELL_EVENT, "open", "import"}
-        | {"object.__getattr__"}
+        | {TRACE_EVENT, *tracers, "object.__getattr__"}
         | {"object.__setattr__", "object.__delattr__", *frames, *gc_events, *interpreter}
         | set(compiling)
         | {"exec"}
@@ -1399,6 +1535,16 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                         "gc_introspection", f"{where(untrusted_frame(getframe(1)))} called {event}"
                     )
                     raise Refused(_VETO)
+            elif event == TRACE_EVENT:
+                on_trace(args)
+            elif event in tracers:
+                # The real setter, not through its replacement: held from before the guard,
+                # or set from C (a coverage-style tracer). Trusted code only.
+                bad = untrusted_frame(getframe(1))
+                if bad is not None:
+                    flag("interpreter_access", f"{where(bad)} used {event}")
+                    raise Refused(_VETO)
+                displaced(event)
             elif event in interpreter or event.startswith(("ctypes.", "sys.monitoring")):
                 flag("interpreter_access", f"{where(getframe(1))} used {event}")
                 raise Refused(_VETO)
@@ -1418,5 +1564,6 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
                 gc_enable()
 
     if trace:
-        sys.settrace(tracer)  # before the hook: once it is in, it refuses this to everyone
+        real_setters["sys.settrace"](tracer)  # the real one: the hook is not in yet
+        sys.gettrace = tracing("sys.gettrace")  # anyone's tracer but the guard's
     sys.addaudithook(hook)

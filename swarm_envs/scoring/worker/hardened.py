@@ -11,6 +11,9 @@ of pytest's assertion rewriting, every canonical test module is compiled with:
   are compared by their built-in value, never by their overridden methods; dataclass
   instances field by field; an object that equals two different values of a built-in type
   is flagged as well.
+- **strict lengths**: each call `len(x)` written in canonical code goes through
+  `strict_len` (a workspace `__len__` must agree with iterating `x`); a `len` that the test
+  hands to other code (`key=len`) is the builtin, so a library's own use of it is not judged.
 - **helpers out of reach**: every function of the module gets a keyword-only parameter
   `__swarm__` whose default is the tuple `HELPERS`; the comparisons and the completion
   marker are looked up in that local, which the code under test cannot rebind.
@@ -40,7 +43,7 @@ FINDING_EVENT = "swarm_envs.finding"
 PARAM = "__swarm__"
 _RT = "@swarm_rt"
 _H = "@swarm_h"
-DONE, EQ, NE, IN, NOT_IN, RAISED, NOT_RAISED, CALL_RAISES, TRUTH, SIGNATURE, SHELL = range(11)
+DONE, EQ, NE, IN, NOT_IN, RAISED, NOT_RAISED, CALL_RAISES, TRUTH, SIGNATURE, SHELL, LEN = range(12)
 #: what `make_shell` tells the guard: (shell code, body code)
 SHELL_EVENT = "swarm_envs.shell"
 #: the free variable of a shell's code: the function whose signature it shows
@@ -65,8 +68,9 @@ TRUSTED_PREFIXES: tuple[str, ...] = tuple(
 ) + ("<frozen ",)
 
 #: the builtins of canonical code: a copy taken before any code under test ran (a real dict:
-#: the interpreter's import machinery requires one; the guard checks it is unchanged);
-#: its `len` is `strict_len` (set below, once defined)
+#: the interpreter's import machinery requires one; the guard checks it is unchanged).
+#: Its `len` is the real one: only the calls of `len` written in canonical code go to
+#: `strict_len` (`len_call`); a `len` handed to a library (`key=len`) stays the builtin.
 BUILTINS = dict(builtins.__dict__)
 
 _EXACT_SCALARS = frozenset({int, float, complex, str, bytes, bool, type(None)})
@@ -780,6 +784,18 @@ def strict_len(  # noqa: ANN201
     return n
 
 
+def len_call(f, x, _len=len, _strict_len=strict_len):  # noqa: ANN001, ANN201
+    """`len(x)` written in canonical code: `strict_len` where `len` is the builtin.
+
+    Only the test's own calls are judged: a `len` that canonical code hands to other code
+    (`sorted(xs, key=len)`, `map(len, ...)`) is the builtin, so a library measuring its own
+    objects is not judged; a name `len` the test module rebinds is called as it is.
+    """
+    if f is _len:
+        return _strict_len(x)
+    return f(x)
+
+
 def strict_truth(  # noqa: ANN201
     x,  # noqa: ANN001
     _bool=bool,
@@ -935,8 +951,8 @@ HELPERS = (
     strict_truth,
     hide_param,
     make_shell,
+    len_call,
 )
-BUILTINS["len"] = strict_len
 _OPS = {ast.Eq: EQ, ast.NotEq: NE, ast.In: IN, ast.NotIn: NOT_IN}
 
 
@@ -976,6 +992,7 @@ def harden(tree: ast.Module) -> None:
     stack: list[tuple[ast.AST, bool]] = [(tree, False)]  # (node, inside a function)
     while stack:
         node, in_fn = stack.pop()
+        outer = in_fn
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             node.args.kwonlyargs.append(_locate(ast.arg(PARAM), node))  # type: ignore[arg-type]
             node.args.kw_defaults.append(_locate(ast.Name(_H, ast.Load()), node))  # type: ignore[arg-type]
@@ -991,6 +1008,14 @@ def harden(tree: ast.Module) -> None:
             _strict(node, in_fn)
         if isinstance(node, ast.If):
             _strict_truth(node, in_fn)
+        if isinstance(node, ast.Call):
+            _strict_len(node, in_fn)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            # Its decorators, defaults and annotations run where it is defined.
+            body = set(map(id, node.body))
+            for child in ast.iter_child_nodes(node):
+                stack.append((child, in_fn if id(child) in body else outer))
+            continue
         for child in ast.iter_child_nodes(node):
             stack.append((child, in_fn))
     _Lambdas().visit(tree)
@@ -1207,6 +1232,20 @@ def _strict_truth(node: ast.If, in_fn: bool) -> None:
     assert isinstance(call, ast.Call)
     call.args = [test.operand]
     test.operand = call
+
+
+def _strict_len(node: ast.Call, in_fn: bool) -> None:
+    """`len(x)` -> `len_call(len, x)`: the test's own length checks, and no other."""
+    if not (
+        isinstance(node.func, ast.Name)
+        and node.func.id == "len"
+        and len(node.args) == 1
+        and not isinstance(node.args[0], ast.Starred)
+        and not node.keywords
+    ):
+        return
+    node.args = [node.func, node.args[0]]
+    node.func = _locate(_helper(LEN, in_fn), node.func)  # type: ignore[assignment]
 
 
 def _done_call(ref: ast.AST) -> ast.stmt:

@@ -186,7 +186,7 @@ def collect() -> None:
     try:
         pytest.main(
             [*base_args(hello["ini"], tree), "--collect-only", *hello["targets"]],
-            plugins=[Collector()],
+            plugins=[settings.Deselect(), Collector()],
         )
     except BaseException as e:  # noqa: BLE001
         errors["<session>"] = f"{type(e).__name__}: {e}"

@@ -42,8 +42,6 @@ def base_args(ini: str, rootdir: str) -> list[str]:
         "console_output_style=classic",
         "--import-mode=prepend",
         "--continue-on-collection-errors",
-        # Tests the task leaves out of its canonical suite (skipped on this Python, ...).
-        *settings.deselected(),
         # Plugins of the task's environment its tests need (named in the manifest).
         *settings.plugins(),
     ]
@@ -121,7 +119,7 @@ def run_pytest(
     code_cache.install_finder(tree)
     try:
         reporter = Reporter(select_ids, tests_root=os.path.join(tree, "tests") + os.sep)
-        pytest.main([*base_args(ini, tree), *targets], plugins=[reporter])
+        pytest.main([*base_args(ini, tree), *targets], plugins=[settings.Deselect(), reporter])
     except BaseException as e:  # noqa: BLE001 - anything the code under test raised
         sys.audit(guard.REPORT_EVENT, "error", f"{type(e).__name__}: {e}"[:500])
     return storage

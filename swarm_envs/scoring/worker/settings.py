@@ -6,7 +6,10 @@ Standard library only: `pin_process` runs in the bootstrap, before pytest is imp
   parametrised over a set are the same in collection and in every worker;
 - `project`: the task's own top-level packages, imported from the tree even where a copy is
   installed (`use_tree`);
-- `deselect`: node ids or prefixes left out of the canonical suite;
+- `deselect`: node ids left out of the canonical suite, matched exactly (`deselects`): an
+  entry leaves out its own test, or the tests under a folder, file or class it names, or
+  the parametrised instances of a function it names, never a test whose name it begins
+  (pytest's `--deselect` would: `test_main` would take `test_main_ok` with it);
 - `site`: the task's third-party environment, a folder of `bin/` put ahead of the installed
   packages;
 - `harness`: the scorer's private pytest (and what it imports), as the sandbox shows it,
@@ -23,6 +26,7 @@ import json
 import os
 import sys
 from importlib.machinery import ModuleSpec, PathFinder
+from typing import Any
 
 #: the worker's bin/ (this package's parent)
 BIN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -142,9 +146,42 @@ def plugins() -> list[str]:
     return out
 
 
-def deselected() -> list[str]:
-    """`--deselect` options for the tests the task leaves out."""
-    return [f"--deselect={d}" for d in SETTINGS.get("deselect", ()) if isinstance(d, str)]
+def deselects(entry: str, nodeid: str) -> bool:
+    """Whether the deselect entry `entry` leaves out the test `nodeid`.
+
+    Its exact id, or a node above it: a folder (`tests/sub`), a file, a class
+    (`...::TestA`), a function's parametrised instances (`...::test_x` for `test_x[1]`).
+    Never a test whose name merely begins with the entry (`test_x` and `test_x_y`,
+    `test_x[1]` and `test_x[10]`). Also `_profile_run.deselects` (a script of its own).
+    """
+    if nodeid == entry:
+        return True
+    if not entry or not nodeid.startswith(entry):
+        return False
+    if entry.endswith(("/", "::")):
+        return True
+    rest = nodeid[len(entry) :]
+    return rest.startswith(("::", "[", "/"))
+
+
+class Deselect:
+    """A pytest plugin: leaves out the tests the task deselects, by exact id (`deselects`).
+
+    Not pytest's `--deselect`, which takes prefixes. Given to every pytest run of the
+    worker (collection and scoring runs) before the code under test is imported.
+    """
+
+    def __init__(self) -> None:
+        self.entries = [d for d in SETTINGS.get("deselect", ()) if isinstance(d, str)]
+
+    def pytest_collection_modifyitems(self, config: Any, items: list) -> None:
+        """Leave the deselected items out, and tell pytest (its summary counts them)."""
+        if not self.entries:
+            return
+        gone = [it for it in items if any(deselects(d, it.nodeid) for d in self.entries)]
+        if gone:
+            config.hook.pytest_deselected(items=gone)
+            items[:] = [it for it in items if all(it is not g for g in gone)]
 
 
 #: the tree being run and the task's own top-level names (set once per process, in place:
