@@ -400,10 +400,10 @@ def _deselect_flaky(dest: Path, flaky: Sequence[str]) -> Any:
 
     from swarm_envs.tasks import MANIFEST, Task
 
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+    else:  # pragma: no cover
+        import tomli as tomllib
 
     path = dest / MANIFEST
     manifest = tomllib.loads(path.read_text(encoding="utf-8"))
