@@ -66,3 +66,33 @@ def test_parse_is_ast_parse():
     with pytest.raises(SyntaxError) as e:
         parse("def f(:\n", "broken.py")
     assert e.value.filename == "broken.py"
+
+
+def test_the_library_parses_only_through_the_lock():
+    """No module of the host side calls `ast.parse` itself (the rule above, kept).
+
+    The scoring worker and make-task's instrumented run execute in processes of their own
+    (inside the sandbox) and are left out. A parse of `scoring/traced.py` called straight
+    from the fast scorer's pool threads once failed a catalogue build with the SystemError.
+    """
+    import pathlib
+
+    import swarm_envs
+
+    root = pathlib.Path(swarm_envs.__file__).parent
+    own_process = ("scoring/worker/", "project/_profile_run.py", "core/pysource.py")
+    direct = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith(own_process):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "parse"
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "ast"
+            ):
+                direct.append(f"{rel}:{node.lineno}")
+    assert not direct, f"parse through swarm_envs.core.pysource: {direct}"

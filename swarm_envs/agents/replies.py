@@ -34,6 +34,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from swarm_envs.core.pysource import parse_expression
 from swarm_envs.core.tools import TOOLS
 
 __all__ = ["CALL_EXAMPLE", "NO_CALL", "ReplyCall", "call_instructions", "read_tool_call"]
@@ -278,7 +279,7 @@ def _python_call(text: str, names: set[str]) -> tuple[dict[str, Any], int, int] 
         if closers:
             continue
         try:
-            node = ast.parse(m.group(1) + span, mode="eval").body
+            node = parse_expression(m.group(1) + span)
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             continue
         if not isinstance(node, ast.Call) or node.args:

@@ -19,3 +19,9 @@ def parse(source: str | bytes, filename: str = "<unknown>") -> ast.Module:
     """`ast.parse(source, filename)`, one thread at a time."""
     with _lock:
         return ast.parse(source, filename=filename)
+
+
+def parse_expression(source: str) -> ast.expr:
+    """The expression `source` (`ast.parse(source, mode="eval").body`), one thread at a time."""
+    with _lock:
+        return ast.parse(source, mode="eval").body

@@ -28,6 +28,8 @@ import functools
 import threading
 from collections.abc import Callable, Iterable, Mapping
 
+from swarm_envs.core.pysource import parse
+
 from .lru import LRU
 from .worker.protocol import OPENED
 
@@ -55,7 +57,7 @@ def spans(digest: str, source: Callable[[], bytes | None]) -> Spans | None:
     out: Spans | None = None
     if data is not None and len(data) <= MAX_SOURCE:
         try:
-            tree = ast.parse(data)
+            tree = parse(data)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             tree = None
         if tree is not None:
