@@ -336,8 +336,8 @@ def test_fast_cache_agrees_with_a_fresh_run_under_random_edits(tmp_path, sandbox
 def test_worker_reports_where_a_runs_time_goes(task, sandbox, monkeypatch):
     """The worker's reply splits its time into phases (benchmarks/bench_menu_scoring.py).
 
-    A test that sleeps puts its time in the tests' phase, and the phases never add up to
-    more than the request took.
+    A test that sleeps puts its time in the tests' phase, and the phases are parts of the
+    request's own span (they never add up to more than it).
     """
     replies: list[dict] = []
     real = FastScorer._run_on_worker
@@ -361,4 +361,4 @@ def test_worker_reports_where_a_runs_time_goes(task, sandbox, monkeypatch):
     assert set(phases) == {"prepare", "start", "pytest", "collection", "tests", "reap"}
     assert all(v >= 0 for v in phases.values())
     assert sum(phases.values()) <= rec["elapsed"] + 1e-6
-    assert phases["tests"] >= 0.4 > phases["collection"]
+    assert phases["tests"] >= 0.4  # the sleep happened while the tests ran
