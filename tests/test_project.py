@@ -1066,3 +1066,26 @@ def test_a_probe_run_shared_by_two_candidates_credits_neither_with_the_others_fa
         found, probed, _ = probe(pool, solution, cands, profile)
     assert set(found) == {c.name for c in cands if c.symbol == "compute"}
     assert probed == {c.name for c in cands}
+
+
+def test_the_two_copies_of_exact_deselection_agree():
+    """make-task's instrumented run is a script of its own (the standard library only, in the
+    sandbox) and keeps a copy of the scorer's rule; both must leave out the same tests."""
+    from swarm_envs.project import _profile_run
+    from swarm_envs.scoring.worker import settings
+
+    cases = [
+        ("tests/test_a.py::test_main", "tests/test_a.py::test_main"),
+        ("tests/test_a.py::test_main", "tests/test_a.py::test_main_ok"),
+        ("tests/test_a.py::test_p[1]", "tests/test_a.py::test_p[10]"),
+        ("tests/test_a.py::test_p", "tests/test_a.py::test_p[10]"),
+        ("tests/test_a.py::TestA", "tests/test_a.py::TestA::test_x"),
+        ("tests/test_a.py", "tests/test_a.py::test_x"),
+        ("tests/sub", "tests/sub/test_b.py::test_y"),
+        ("tests/sub", "tests/subway/test_b.py::test_y"),
+        ("tests/sub/", "tests/sub/test_b.py::test_y"),
+        ("", "tests/test_a.py::test_x"),
+    ]
+    got = [(_profile_run.deselects(e, n), settings.deselects(e, n)) for e, n in cases]
+    assert all(a == b for a, b in got), list(zip(cases, got, strict=True))
+    assert [a for a, _ in got] == [True, False, False, True, True, True, True, False, True, False]
