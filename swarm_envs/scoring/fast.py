@@ -26,6 +26,9 @@ from .report import TestReport, outcomes
 from .snapshot import digest
 from .traced import merge
 
+#: what a fork server's first request may take beyond the time limit: its preparation
+FIRST_REQUEST_S = 60.0
+
 #: in a record's traces: what ran outside every test's call phase (collection, fixtures)
 SHARED = "\0shared"
 
@@ -226,15 +229,14 @@ class FastScorer(Scorer):
                 send(w.handle, req)
             except (OSError, ValueError) as e:
                 raise ScoringError(f"the scoring worker is gone: {e}") from e
-            deadline = time.monotonic() + timeout + GRACE_S
+            # A server's first request also prepares it (imports what the tests import,
+            # builds hypothesis' tables: `Server.handle`), before the time limit starts.
+            wait = timeout + GRACE_S + (FIRST_REQUEST_S if w.requests == 1 else 0.0)
+            deadline = time.monotonic() + wait
             while True:
                 rec = w.channel.next(deadline)
                 if rec is None:
-                    why = (
-                        "died"
-                        if w.channel.eof
-                        else f"gave no answer within {timeout + GRACE_S:g} s"
-                    )
+                    why = "died" if w.channel.eof else f"gave no answer within {wait:g} s"
                     log = self.host.worker_log()
                     raise ScoringError(f"the scoring worker {why}; its log: {log[-500:]}")
                 if rec.get("id") == w.requests:

@@ -362,3 +362,36 @@ def test_worker_reports_where_a_runs_time_goes(task, sandbox, monkeypatch):
     assert all(v >= 0 for v in phases.values())
     assert sum(phases.values()) <= rec["elapsed"] + 1e-6
     assert phases["tests"] >= 0.4  # the sleep happened while the tests ran
+
+
+HYPOTHESIS_TEXT = """
+from hypothesis import given, settings, strategies as st
+from hypothesis.internal import charmap
+
+
+def test_tables_came_with_the_run():
+    # before any strategy of this run asked for them
+    assert charmap._charmap is not None
+    assert charmap.intervals_from_codec.cache_info().currsize >= 1
+
+
+@settings(max_examples=5, database=None)
+@given(st.text())
+def test_text_round_trips(s):
+    assert s.encode("utf-8").decode("utf-8") == s
+"""
+
+
+def test_runs_inherit_hypothesis_tables_from_the_fork_server(tmp_path, sandbox):
+    """`st.text()` needs hypothesis' Unicode tables (seconds to build, cached on disk in a
+    storage folder each run has new): the fork server builds them once, every run inherits
+    them (a suite of two text tests went past a 20 s limit under load when each run built
+    them), and the storage folder the server used for them is gone."""
+    task = write_task(tmp_path / "t", tests={"test_props.py": HYPOTHESIS_TEXT})
+    task.materialize(sandbox.root)
+    with make_scorer(task, sandbox) as sc:
+        r = sc.evaluate()
+    assert r.total == 2 and r.passed == 2, r.failures
+    assert not list(sandbox.root.glob(".hypothesis*")) and not list(
+        sandbox.root.rglob("hypothesis-warm-*")
+    )

@@ -147,5 +147,39 @@ def hypothesis_storage() -> str:
     return path
 
 
+def warm_hypothesis() -> None:
+    """Build hypothesis' Unicode tables once, in the fork server, for every run to inherit.
+
+    `st.text()` and `st.characters()` need the code points of each Unicode category and
+    those UTF-8 encodes, which hypothesis derives by walking all 1.1 million of them (7-12 s
+    on one core) and caches on disk in its storage folder. Each run has a new, empty
+    folder (`hypothesis_storage`), so every run of a suite that draws text paid the walk
+    again, and a suite of two such tests went past a 20 s time limit under load. The
+    tables are also cached in memory (module globals and `functools.cache`), which a
+    forked child inherits: made here, from the standard library's `unicodedata` by
+    hypothesis' own code, before any code under test exists. The files hypothesis writes
+    meanwhile go to a folder of their own, removed at once.
+    """
+    charmap = sys.modules.get("hypothesis.internal.charmap")
+    configuration = sys.modules.get("hypothesis.configuration")
+    if charmap is None or configuration is None or getattr(charmap, "_swarm_warm", False):
+        return
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="hypothesis-warm-") as path:
+        configuration.set_hypothesis_home_dir(path)
+        try:
+            charmap.charmap()
+            charmap.categories()
+            from_codec = getattr(charmap, "intervals_from_codec", None)  # hypothesis >= 6.88
+            if from_codec is not None:
+                from_codec("utf-8")
+        except Exception:  # noqa: BLE001 - an older or newer hypothesis: the runs build them
+            pass
+        finally:
+            configuration.set_hypothesis_home_dir(None)
+    charmap._swarm_warm = True
+
+
 def _no_current_test(item: object, when: object) -> None:
     return None
