@@ -604,3 +604,114 @@ def test_only_the_tests_own_calls_of_len_are_strict(kind, tmp_path, sandbox):
     assert [(f["kind"], f["test"]) for f in r.integrity] == [
         ("lying_dunder", lengths + "test_a_lying_len_read_by_the_test")
     ], r.integrity
+
+
+# ------------------------------------------------ 10. comparisons handed to the project
+
+MATCHER_LIB = '''
+class Expr:
+    """What `M == 1` builds (glom's matchers, a query builder's column expressions)."""
+
+    def __init__(self, op, value):
+        self.op, self.value = op, value
+
+    def matches(self, target):
+        return (target == self.value) == (self.op == "==")
+
+
+class _M:
+    def __eq__(self, other):
+        return Expr("==", other)
+
+    def __ne__(self, other):
+        return Expr("!=", other)
+
+    __hash__ = object.__hash__
+
+
+M = _M()
+
+
+def check(target, spec):
+    if not spec.matches(target):
+        raise ValueError(target)
+    return target
+
+
+class Or:
+    def __init__(self, *specs, default=None):
+        self.specs, self.default = specs, default
+
+    def __call__(self, target):
+        return target if any(s.matches(target) for s in self.specs) else self.default
+
+
+class Truthy:
+    """Not equal to anything, but what its `==` answers is a non-empty list."""
+
+    def __eq__(self, other):
+        return [other]
+
+    __hash__ = object.__hash__
+
+
+def answer():
+    return Truthy()
+
+
+def keep(x):
+    return x
+'''
+MATCHER_TESTS = {
+    "test_matchers.py": """
+from mathy import M, Or, answer, check, keep
+
+
+def ok(x):
+    return x
+
+
+def test_expressions_handed_to_the_project():
+    assert check(1, M == 1) == 1
+    assert check(2, M != 1) == 2
+    assert Or(M == 2, default=3)(1) == 3
+
+
+def test_handed_to_bool():
+    assert bool(answer() == 42)
+
+
+def test_handed_to_the_tests_own_helper():
+    assert ok(answer() == 42)
+
+
+def test_handed_to_the_project_and_asserted():
+    assert keep(answer() == 42)
+
+
+def test_asserted():
+    assert answer() == 42
+"""
+}
+
+
+def test_comparisons_handed_to_the_project_are_its_data(kind, tmp_path, sandbox):
+    """glom's `assert glom(1, M == 1) == 1`: a comparison the test hands to the project's
+    own function builds a value that function interprets, and is not judged as a claim of
+    equality. Handed to `bool` or to the test's own helper, or asserted, the same lying
+    `==` is still caught; handed to the project, the project decides anyway, and the
+    value it returns is what the assert judges."""
+    r = _score(kind, tmp_path, sandbox, MATCHER_LIB, MATCHER_TESTS)
+    m = "tests/test_matchers.py::"
+    assert r.per_test[m + "test_expressions_handed_to_the_project"], r.failures
+    for name in ("test_handed_to_bool", "test_handed_to_the_tests_own_helper", "test_asserted"):
+        assert not r.per_test[m + name], name
+    flagged = {f["test"] for f in r.integrity}
+    assert flagged == {
+        m + "test_handed_to_bool",
+        m + "test_handed_to_the_tests_own_helper",
+        m + "test_asserted",
+    }, r.integrity
+    # `keep` is the project's: it could return True whatever it is handed, so what it
+    # returns is judged as any asserted value is (a non-empty list is true).
+    assert r.per_test[m + "test_handed_to_the_project_and_asserted"]

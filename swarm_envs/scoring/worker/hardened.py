@@ -44,6 +44,7 @@ PARAM = "__swarm__"
 _RT = "@swarm_rt"
 _H = "@swarm_h"
 DONE, EQ, NE, IN, NOT_IN, RAISED, NOT_RAISED, CALL_RAISES, TRUTH, SIGNATURE, SHELL, LEN = range(12)
+HANDED_EQ, HANDED_NE = 12, 13
 #: what `make_shell` tells the guard: (shell code, body code)
 SHELL_EVENT = "swarm_envs.shell"
 #: the free variable of a shell's code: the function whose signature it shows
@@ -708,6 +709,78 @@ def strict_not_in(a, c, _strict_in=strict_in):  # noqa: ANN001, ANN201
     return not _strict_in(a, c)
 
 
+_static_func = staticmethod.__dict__["__func__"].__get__
+
+
+def _project_callable(  # noqa: ANN202
+    f,  # noqa: ANN001
+    _type=type,
+    _mro=_mro,
+    _lookup=_lookup,
+    _fn=types.FunctionType,
+    _static=staticmethod,
+    _static_func=_static_func,
+    _code_of=_code_of,
+    _trusted=TRUSTED_PREFIXES,
+    _str=str,
+    _param=PARAM,
+):
+    """True if calling `f` runs the workspace's code first.
+
+    That is a function of the project, or a class whose construction (`__new__`,
+    `__init__`, its metaclass' `__call__`) is the project's. Read without running any of
+    its code; anything else (a builtin, a library's callable, the tests' own helpers, an
+    object of unknown kind) is not, and keeps the strict judgement: code that may take the
+    truth of what it is handed.
+    """
+
+    def ours(m):  # noqa: ANN001, ANN202
+        if _type(m) is _static:
+            m = _static_func(m)
+        if _type(m) is not _fn:
+            return False
+        code = _code_of(m)
+        if _param in code.co_varnames:
+            return False  # canonical code (`harden` gave it the parameter): the test's own
+        name = code.co_filename
+        return not (_type(name) is _str and name.startswith(_trusted))
+
+    if _type(f) is _fn:
+        return ours(f)
+    if type in _mro(_type(f)):
+        return (
+            ours(_lookup(f, "__new__"))
+            or ours(_lookup(f, "__init__"))
+            or ours(_lookup(_type(f), "__call__"))
+        )
+    return False
+
+
+def handed_eq(f, a, b, _project=_project_callable, _strict_eq=strict_eq, _bool=bool, _type=type):  # noqa: ANN001, ANN201
+    """`a == b` whose result a test hands to `f` (`glom(target, M == 1)`), not asserts.
+
+    Handed to the project's own function, an `__eq__` that builds a value instead of
+    answering (glom's `M == 1`, a query builder's column expression) is data for that
+    function, which decides what it means (and whose result the assert then judges): the
+    value is passed on as built. An answer (`True`/`False`), or anything handed to other
+    code (`bool`, a library), is judged as every asserted comparison is (`strict_eq`).
+    """
+    if _project(f):
+        r = a == b
+        if _type(r) is not _bool:
+            return r
+    return _strict_eq(a, b)
+
+
+def handed_ne(f, a, b, _project=_project_callable, _strict_ne=strict_ne, _bool=bool, _type=type):  # noqa: ANN001, ANN201
+    """`a != b` handed to `f`: as `handed_eq`."""
+    if _project(f):
+        r = a != b
+        if _type(r) is not _bool:
+            return r
+    return _strict_ne(a, b)
+
+
 def _exception_info(e):  # noqa: ANN001, ANN202
     """The `ExceptionInfo` of `e` (pytest's), for the test's own use after the decision."""
     from _pytest._code import ExceptionInfo
@@ -952,8 +1025,14 @@ HELPERS = (
     hide_param,
     make_shell,
     len_call,
+    handed_eq,
+    handed_ne,
 )
 _OPS = {ast.Eq: EQ, ast.NotEq: NE, ast.In: IN, ast.NotIn: NOT_IN}
+_HANDED = {EQ: HANDED_EQ, NE: HANDED_NE}
+#: functions that take the truth of what they are handed: a comparison handed to one of
+#: these names stays judged, whatever the name is bound to
+_TRUTH_TAKERS = frozenset({"bool", "all", "any", "not_", "truth"})
 
 
 # ------------------------------------------------------------------------- compiling
@@ -989,6 +1068,7 @@ def harden(tree: ast.Module) -> None:
     for stmt in prologue:
         _locate(stmt, ref)
     tree.body[at:at] = prologue
+    handed = _handed_comparisons(tree)
     stack: list[tuple[ast.AST, bool]] = [(tree, False)]  # (node, inside a function)
     while stack:
         node, in_fn = stack.pop()
@@ -1005,7 +1085,7 @@ def harden(tree: ast.Module) -> None:
             _mark_exits(node)
             in_fn = True
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Compare):
-            _strict(node, in_fn)
+            _strict(node, in_fn, handed.get(id(node)))
         if isinstance(node, ast.If):
             _strict_truth(node, in_fn)
         if isinstance(node, ast.Call):
@@ -1192,8 +1272,12 @@ def _helper(index: int, in_fn: bool) -> ast.expr:
     return ast.Subscript(source, ast.Constant(index), ast.Load())
 
 
-def _strict(node: ast.Assign, in_fn: bool) -> None:
-    """`@py_assertN = a <op> b` (what pytest emits per comparison) -> a strict helper call."""
+def _strict(node: ast.Assign, in_fn: bool, handed_to: str | None = None) -> None:
+    """`@py_assertN = a <op> b` (what pytest emits per comparison) -> a strict helper call.
+
+    `handed_to`: the name of the function the test hands the result to
+    (`_handed_comparisons`): `==` and `!=` then go to `handed_eq`/`handed_ne` with it.
+    """
     cmp = node.value
     assert isinstance(cmp, ast.Compare)
     targets = node.targets
@@ -1206,10 +1290,102 @@ def _strict(node: ast.Assign, in_fn: bool) -> None:
     ):
         return
     index = _OPS[type(cmp.ops[0])]
+    args = [cmp.left, cmp.comparators[0]]
+    if handed_to is not None and index in _HANDED:
+        index = _HANDED[index]
+        args.insert(0, _locate(ast.Name(handed_to, ast.Load()), cmp))
     call = _locate(ast.Call(_helper(index, in_fn), [], []), cmp)
     assert isinstance(call, ast.Call)
-    call.args = [cmp.left, cmp.comparators[0]]
+    call.args = args
     node.value = call
+
+
+def _compare_temp(stmt: ast.stmt) -> str | None:
+    """The name of `@py_assertN = a <op> b` (one pytest comparison), else None."""
+    if (
+        isinstance(stmt, ast.Assign)
+        and isinstance(stmt.value, ast.Compare)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+        and stmt.targets[0].id.startswith("@py_assert")
+    ):
+        return stmt.targets[0].id
+    return None
+
+
+def _is_failure_branch(node: ast.AST) -> bool:
+    """True for the failure branch of one rewritten assert.
+
+    That is pytest's `if not <asserted>: ... raise AssertionError(...)`.
+    """
+    return (
+        isinstance(node, ast.If)
+        and isinstance(node.test, ast.UnaryOp)
+        and isinstance(node.test.op, ast.Not)
+        and bool(node.body)
+        and isinstance(node.body[-1], ast.Raise)
+    )
+
+
+def _uses(node: ast.AST, name: str, out: list[str | None]) -> None:
+    """Append one entry per load of `name` in `node`, outside failure messages.
+
+    The entry is the name of the function it is handed to as an argument, or None for any
+    other use (a truth, an operand).
+    """
+    if _is_failure_branch(node):
+        assert isinstance(node, ast.If)
+        _uses(node.test, name, out)  # the assert's own truth; its message is not a use
+        return
+    if isinstance(node, ast.Call):
+        func = node.func.id if isinstance(node.func, ast.Name) else None
+        if func in _TRUTH_TAKERS:
+            func = None
+        _uses(node.func, name, out)
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            if isinstance(arg, ast.Name) and arg.id == name:
+                out.append(func)
+            else:
+                _uses(arg, name, out)
+        return
+    if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+        out.append(None)
+        return
+    for child in ast.iter_child_nodes(node):
+        _uses(child, name, out)
+
+
+def _assigns(stmt: ast.stmt, name: str) -> bool:
+    return isinstance(stmt, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == name for t in stmt.targets
+    )
+
+
+def _handed_comparisons(tree: ast.Module) -> dict[int, str]:
+    """The comparisons whose one use is as an argument of a call by name.
+
+    For `assert glom(target, M == 1) == 1`, pytest emits `@py_assertN = M == 1` and hands
+    that name to `glom`. Returns the id of each such statement -> the function's name.
+    Every other comparison (the asserted one, an operand of another) is judged as before.
+    """
+    out: dict[int, str] = {}
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, field, None)
+            if not isinstance(stmts, list):
+                continue
+            for i, stmt in enumerate(stmts):
+                name = _compare_temp(stmt)
+                if name is None:
+                    continue
+                uses: list[str | None] = []
+                for later in stmts[i + 1 :]:
+                    if _assigns(later, name):
+                        break
+                    _uses(later, name, uses)
+                if len(uses) == 1 and uses[0] is not None:
+                    out[id(stmt)] = uses[0]
+    return out
 
 
 def _strict_truth(node: ast.If, in_fn: bool) -> None:
