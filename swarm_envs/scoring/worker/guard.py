@@ -934,14 +934,25 @@ def _install(  # noqa: C901 - one closure keeps the guard's state out of reach
             label, d, keys, values = entry
             if same(d, keys, values):
                 continue
-            before = {plain(k, 80): v for k, v in zip(keys, values, strict=True)}
-            now = {plain(k, 80): v for k, v in list(d.items())}
-            named = sorted(
-                k
-                for k in before.keys() | now.keys()
-                if before.get(k, before) is not now.get(k, now)
-            )
-            old_names = set(before)
+            items = list(d.items())
+            if len(items) == len(keys) and all(map(is_, (k for k, _ in items), keys)):
+                # The same names in the same order, some rebound (pytest sets the assertion
+                # hooks of `_pytest.assertion.util` at every test): only those are looked at.
+                before, now = {}, {}
+                for k, old, (_, new) in zip(keys, values, items, strict=True):
+                    if old is not new:
+                        before[plain(k, 80)], now[plain(k, 80)] = old, new
+                named = sorted(now)
+                old_names = set(now)
+            else:
+                before = {plain(k, 80): v for k, v in zip(keys, values, strict=True)}
+                now = {plain(k, 80): v for k, v in items}
+                named = sorted(
+                    k
+                    for k in before.keys() | now.keys()
+                    if before.get(k, before) is not now.get(k, now)
+                )
+                old_names = set(before)
             core = is_core(label)
             bad = [
                 n
