@@ -97,6 +97,12 @@ def no_ray(ray_session):
     return ray_session.ray
 
 
+def _long_running(item: pytest.Item) -> bool:
+    limit = item.get_closest_marker("timeout")
+    seconds = limit.args[0] if limit is not None and limit.args else 0
+    return _uses_docker(item) or (isinstance(seconds, int | float) and seconds >= 600)
+
+
 def _uses_docker(item: pytest.Item) -> bool:
     params = getattr(getattr(item, "callspec", None), "params", {})
     return "docker_engine" in item.fixturenames or "docker" in params.values()
@@ -114,3 +120,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group("ray"))
         elif "bench" in item.fixturenames and item.module.__name__.endswith("test_bench"):
             item.add_marker(pytest.mark.xdist_group("bench"))
+    # The longest tests (a time limit of 10 minutes or more, and the Docker group, whose
+    # engine and image take minutes to start) first: pytest-xdist hands work out in this
+    # order, and a suite that starts one of them last ends waiting on it alone.
+    items.sort(key=lambda item: not _long_running(item))

@@ -150,6 +150,7 @@ def test_cli_reports_a_bad_model_path(tmp_path, capsys):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)  # 3 minutes on two busy cores
 def test_reward_on_emitted_text_rises(tiny):
     """The toy text task: the reward depends only on the text, and PPO/SAO raises it."""
     torch.manual_seed(0)

@@ -21,6 +21,7 @@ EVAL_SEEDS = [10**9 + k for k in range(16)]
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(2400)  # 8 minutes on two busy cores
 @pytest.mark.parametrize("seed", [1])
 def test_return_rises_over_training(tmp_path, seed):
     args = Args(

@@ -56,6 +56,7 @@ def test_a_one_task_trainer_refuses_several_naming_them():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)  # 3 minutes on two busy cores
 def test_a_run_on_two_tasks_learns_from_both_in_progress_units(tmp_path, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     code = _run(tmp_path, "--task", "calc,structkit", "--eval-sizes", "2", "--eval-episodes", "2")
