@@ -1293,7 +1293,9 @@ def _strict(node: ast.Assign, in_fn: bool, handed_to: str | None = None) -> None
     args = [cmp.left, cmp.comparators[0]]
     if handed_to is not None and index in _HANDED:
         index = _HANDED[index]
-        args.insert(0, _locate(ast.Name(handed_to, ast.Load()), cmp))
+        func = ast.Name(handed_to, ast.Load())
+        _locate(func, cmp)
+        args.insert(0, func)
     call = _locate(ast.Call(_helper(index, in_fn), [], []), cmp)
     assert isinstance(call, ast.Call)
     call.args = args

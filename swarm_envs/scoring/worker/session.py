@@ -147,6 +147,10 @@ def hypothesis_storage() -> str:
     return path
 
 
+#: whether this process built hypothesis' tables (`warm_hypothesis`)
+_hypothesis_warm = False
+
+
 def warm_hypothesis() -> None:
     """Build hypothesis' Unicode tables once, in the fork server, for every run to inherit.
 
@@ -160,9 +164,10 @@ def warm_hypothesis() -> None:
     hypothesis' own code, before any code under test exists. The files hypothesis writes
     meanwhile go to a folder of their own, removed at once.
     """
+    global _hypothesis_warm
     charmap = sys.modules.get("hypothesis.internal.charmap")
     configuration = sys.modules.get("hypothesis.configuration")
-    if charmap is None or configuration is None or getattr(charmap, "_swarm_warm", False):
+    if charmap is None or configuration is None or _hypothesis_warm:
         return
     import tempfile
 
@@ -178,7 +183,7 @@ def warm_hypothesis() -> None:
             pass
         finally:
             configuration.set_hypothesis_home_dir(None)
-    charmap._swarm_warm = True
+    _hypothesis_warm = True
 
 
 def _no_current_test(item: object, when: object) -> None:
