@@ -108,18 +108,72 @@ def _uses_docker(item: pytest.Item) -> bool:
     return "docker_engine" in item.fixturenames or "docker" in params.values()
 
 
+def _needs_group(item: pytest.Item) -> str | None:
+    """The worker group a test must share, from what it uses: what a session or a module
+    starts once (one Docker engine, one local Ray, one bench grid) stays on one worker."""
+    if _uses_docker(item):
+        return "docker"
+    if {"ray_session", "local_ray", "no_ray"} & set(item.fixturenames):
+        return "ray"
+    if "bench" in item.fixturenames and item.module.__name__.endswith("test_bench"):
+        return "bench"
+    return None
+
+
+# The group of a test as pytest-xdist's controller sees it: by its node id alone (the
+# controller does not collect). Whole files for Ray and the bench grid, the backend
+# parameter or the name for Docker. Every worker checks at collection that this agrees
+# with `_needs_group`, so a new test that starts an engine cannot silently miss its group.
+_FILE_GROUPS = {
+    "tests/test_bench.py": "bench",
+    "tests/test_ray.py": "ray",
+    "tests/test_ray_commands.py": "ray",
+}
+
+
+def _group_of(nodeid: str) -> str | None:
+    path, _, name = nodeid.partition("::")
+    params = name[name.index("[") + 1 : -1].split("-") if name.endswith("]") else []
+    if "docker" in params or name.rpartition("::")[2].startswith("test_docker_"):
+        return "docker"
+    return _FILE_GROUPS.get(path)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    # `--dist loadgroup` groups by a suffix pytest-xdist writes into node ids, which
+    # pytest 9.2's structured node ids silently drop (pytest-xdist issue 1386): every
+    # test then went to any worker, and each of the four workers started its own Docker
+    # engine, Ray and bench grid. The same grouping, by `_group_of`, which needs no
+    # rewritten ids; the rest runs one test per unit, in the collection's order (the
+    # longest first, below).
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Grouped(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _group_of(nodeid) or nodeid
+
+    config.option.loadscopereorder = False
+    return Grouped(config, log)
+
+
 def pytest_collection_modifyitems(config, items):
     # The Docker backend's tests are in the slow suite (an engine and its image take a
-    # minute to start). Under pytest-xdist (`--dist loadgroup`) what a session or a module
-    # starts once stays on one worker: one Docker engine, one local Ray, one bench grid.
+    # minute to start).
+    missed = []
     for item in items:
-        if _uses_docker(item):
+        group = _needs_group(item)
+        if group == "docker":
             item.add_marker(pytest.mark.slow)
-            item.add_marker(pytest.mark.xdist_group("docker"))
-        elif {"ray_session", "local_ray", "no_ray"} & set(item.fixturenames):
-            item.add_marker(pytest.mark.xdist_group("ray"))
-        elif "bench" in item.fixturenames and item.module.__name__.endswith("test_bench"):
-            item.add_marker(pytest.mark.xdist_group("bench"))
+        if group is not None and _group_of(item.nodeid) != group:
+            missed.append(f"{item.nodeid} (needs the {group!r} group)")
+    if missed:
+        raise pytest.UsageError(
+            "tests/conftest.py's _group_of does not place these tests in the worker group "
+            "they need:\n  " + "\n  ".join(missed)
+        )
     # The longest tests (a time limit of 10 minutes or more, and the Docker group, whose
     # engine and image take minutes to start) first: pytest-xdist hands work out in this
     # order, and a suite that starts one of them last ends waiting on it alone.

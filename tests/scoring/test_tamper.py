@@ -294,9 +294,12 @@ def honest(task, backend, make_sandbox_for_test, request):
     return sandbox
 
 
-def scorers(task, sandbox):
+def scorers(task, sandbox, test_timeout_s=10.0):
+    # The fast scorer's stall limit counts from the fork, pytest's start included: seconds
+    # on a loaded machine (CI's 2 cores under 4 test workers). The hanging attacks use a
+    # shorter one to stay quick.
     return [
-        FastScorer(task, sandbox, test_timeout_s=1.5),
+        FastScorer(task, sandbox, test_timeout_s=test_timeout_s),
         SubprocessScorer(task, sandbox),
     ]
 
@@ -381,7 +384,7 @@ def test_loading_other_code_as_canonical_tests_does_not_pay(attack, task, honest
 @pytest.mark.parametrize("attack", sorted(SLOW_CODE_ATTACKS))
 def test_hanging_code_does_not_pay(attack, task, honest):
     agent_writes(honest, {"mathy/text.py": SLOW_CODE_ATTACKS[attack]})
-    for sc in scorers(task, honest):
+    for sc in scorers(task, honest, test_timeout_s=3.0):
         with sc:
             r = sc.evaluate()
             _assert_no_gain(r, sc.kind)
