@@ -19,8 +19,8 @@ from swarm_envs.baselines.lm.policy import (
 )
 from swarm_envs.baselines.lm.rollout import SwarmCollector
 from swarm_envs.baselines.lm.tiny import build_tiny_model
-from swarm_envs.core.actions import estimate_tokens
-from swarm_envs.error import ConfigError
+from swarm_envs.core.actions import estimate_tokens, parse_action
+from swarm_envs.error import ActionError, ConfigError
 
 TOOLS = swarm_envs.tool_schemas()
 
@@ -268,8 +268,15 @@ def test_the_lm_policy_is_an_agent_that_swarm_envs_rollout_drives(tiny, tok):
             assert len(m["reply_ids"]) == len(m["logprobs"]) >= 1
             assert all(lp <= 0 for lp in m["logprobs"]) and m["role"] == agent.role
             # The env charged the real tokens (the reply's and the prompt's), the reply's
-            # never below the estimate from its text.
+            # never below the estimate from the visible length of the action it became (a
+            # parsed call's arguments are written out again, so not the raw text's).
             reply, prompt = len(m["reply_ids"]), len(m["prompt_ids"])
             assert reply + prompt <= d.tokens
-            assert d.tokens <= prompt + max(reply, estimate_tokens(len(m["text"])))
+            call, content = parse_tool_call(m["text"])
+            action = {**call, "content": content} if call else m["text"]
+            try:
+                chars = parse_action(action)[3]
+            except ActionError as e:
+                chars = e.chars
+            assert d.tokens <= prompt + max(reply, estimate_tokens(chars))
     assert "You review." in tok.decode(trajectory.agents[2].decisions[0].meta["prompt_ids"])
