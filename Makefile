@@ -71,22 +71,29 @@ test-long: $(DEV) $(DOCKER)
 	$(PY) -m pytest -q -m long $(XDIST)
 
 # What CI runs (.ci/run): the architecture checked first, then both suites, then the
-# scoring tests at both ends of the pinned pytest range.
+# scoring tests that meet pytest's internals at the other end of the pinned pytest range.
 test-all: lint test test-slow test-pytest-range
 
-# The scoring and red-team tests (tests/scoring) with the scorer's private pytest at the
-# other end of the range the guard is tested with (swarm_envs.scoring.harness.PYTEST_RANGE):
-# `make test` and `make test-slow` already run them on the default harness, the upper end
-# (harness_env.DEFAULT_PYTEST, 9.2.0). Each end's harness is pinned (harness_env.LOCKS),
-# picked by SWARM_ENVS_HARNESS_PYTEST and built in the cache on first use; the suite itself
-# runs on the dev environment's pytest. `make test-pytest-range PYTEST_ENDS="8.0.2 9.2.0"`
-# runs both.
+# The scoring tests that meet pytest's internals (the guard, the harness and its records,
+# collection, the tamper suite, the canary) with the scorer's private pytest at the other
+# end of the range the guard is tested with (swarm_envs.scoring.harness.PYTEST_RANGE):
+# `make test` and `make test-slow` already run every scoring test on the default harness,
+# the upper end (harness_env.DEFAULT_PYTEST, 9.2.0). The rest of tests/scoring (cache keys,
+# the disk cache, the static analysis, the red team's representatives, which the tamper
+# suite's attacks on the harness stand for here) does not depend on which pytest runs the
+# tests. Each end's harness is pinned (harness_env.LOCKS), picked by
+# SWARM_ENVS_HARNESS_PYTEST and built in the cache on first use; the suite itself runs on
+# the dev environment's pytest. `make test-pytest-range PYTEST_ENDS="8.0.2 9.2.0"` runs
+# both ends; `RANGE_TESTS=tests/scoring` all of the scoring tests.
 PYTEST_ENDS ?= 8.0.2
+RANGE_TESTS ?= $(addprefix tests/scoring/test_,$(addsuffix .py,guard_effects tamper \
+	scorers fast private_harness dynamic_keys canary integrity collection subprocess \
+	failure_texts protocol hypothesis_database harness_env))
 test-pytest-range: $(DEV)
 	@for v in $(PYTEST_ENDS); do \
 	  echo "== the scorer's pytest $$v"; \
 	  SWARM_ENVS_HARNESS_PYTEST=$$v $(PY) -m pytest -q -m "not slow and not long" $(XDIST) \
-	    tests/scoring || exit 1; \
+	    $(RANGE_TESTS) || exit 1; \
 	done
 
 lint: $(DEV) layout
