@@ -10,7 +10,7 @@ DEV    := $(VENV)/.dev-$(HASH)
 BENCH  := $(VENV)/.bench-$(HASH)
 DOCKER := $(VENV)/.docker-tools
 
-.PHONY: demo test test-slow test-long test-all test-pytest-range lint layout bench clean
+.PHONY: demo test test-slow test-long test-suites test-all test-pytest-range lint layout bench clean
 
 # The suites run on pytest-xdist workers: most tests wait on sandboxed pytest runs, so four
 # workers keep two cores busy. `make test XDIST=` runs them in one process.
@@ -59,7 +59,7 @@ demo: $(BENCH)
 test: $(DEV)
 	$(PY) -m pytest -q -m "not slow and not long" $(XDIST)
 
-# The slow suite (CI runs it after the fast one): the Docker backend's tests, the trainers
+# The slow suite (CI runs it with the fast one, `make test-suites`): the Docker backend's tests, the trainers
 # learning, real projects end to end, the red-team catalogue on the fast scorer, a real and
 # a generated task through every check.
 test-slow: $(DEV) $(DOCKER)
@@ -70,9 +70,15 @@ test-slow: $(DEV) $(DOCKER)
 test-long: $(DEV) $(DOCKER)
 	$(PY) -m pytest -q -m long $(XDIST)
 
+# Both suites in one session: the workers stay busy across the fast suite's end instead
+# of waiting on its last tests, and what a session starts once (the Docker engine, Ray,
+# the harness) starts once.
+test-suites: $(DEV) $(DOCKER)
+	$(PY) -m pytest -q -m "not long" $(XDIST)
+
 # What CI runs (.ci/run): the architecture checked first, then both suites, then the
 # scoring tests that meet pytest's internals at the other end of the pinned pytest range.
-test-all: lint test test-slow test-pytest-range
+test-all: lint test-suites test-pytest-range
 
 # The scoring tests that meet pytest's internals (the guard, the harness and its records,
 # collection, the tamper suite, the canary) with the scorer's private pytest at the other
