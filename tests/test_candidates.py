@@ -57,6 +57,7 @@ def test_the_disk_cache_is_keyed_by_content_and_a_corrupt_file_is_recomputed(cou
     assert len(counted) == 3 * len(task.units)
 
 
+@pytest.mark.slow
 def test_scripted_agents_and_menu_mode_share_one_cache(counted):
     task = swarm_envs.get_task("calc")
     every = cand.task_candidates(task, 2, 0)

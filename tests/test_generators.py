@@ -45,6 +45,7 @@ def test_a_stub_instance_names_exactly_its_stubbed_units(tmp_path):
 
 
 @pytest.mark.parametrize("kind", ["bug", "stub"])
+@pytest.mark.slow
 def test_the_scripted_baseline_solves_generated_instances(tmp_path, kind):
     inst = generate(get_task("calc"), kind, 2, seed=1, dest=tmp_path / kind)
     start, end, total, ended = solve(inst)

@@ -34,6 +34,7 @@ def rollout_hash(env, seed):
     return digest.hexdigest(), infos["agent_0"]["task"]
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_instance_and_observations(make_env):
     env = make_env("calc", num_agents=1, instances=STUBS)
     first, task = rollout_hash(env, 7)
@@ -45,17 +46,20 @@ def test_the_same_seed_gives_the_same_instance_and_observations(make_env):
     assert other_task != task and other != first
 
 
+@pytest.mark.slow
 def test_different_seeds_draw_different_instances(make_env):
     env = make_env("calc", num_agents=1, instances=STUBS)
     drawn = {env.reset(seed=s)[1]["agent_0"]["task"] for s in range(6)}
     assert len(drawn) >= 4 and all(t.startswith("calc_stub2_s") for t in drawn)
 
 
+@pytest.mark.slow
 def test_a_plain_task_repeats_under_its_seed_too(make_env):
     env = make_env("calc", num_agents=1)
     assert rollout_hash(env, 5) == rollout_hash(env, 5)
 
 
+@pytest.mark.slow
 def test_what_runs_in_the_sandbox_is_seeded(make_env):
     env = make_env("calc", num_agents=1)
     outputs = []
@@ -124,6 +128,7 @@ def test_a_list_of_tasks_is_drawn_from_by_seed(make_env, tmp_path):
     assert all(env.reset(seed=s)[1]["agent_0"]["task"] == t for s, t in list(drawn.items())[:3])
 
 
+@pytest.mark.slow
 def test_unseeded_resets_continue_the_seeded_stream(make_env):
     env = make_env("calc", num_agents=1, instances=STUBS)
 
@@ -136,6 +141,7 @@ def test_unseeded_resets_continue_the_seeded_stream(make_env):
     assert all(seed is not None for _, seed in first)  # SWARM_SEED is set in them too
 
 
+@pytest.mark.slow
 def test_the_configs_seed_seeds_the_first_reset_only(make_env):
     env = make_env("calc", num_agents=1, instances=STUBS, seed=4)
     tasks = [env.reset()[1]["agent_0"]["task"] for _ in range(4)]
@@ -143,6 +149,7 @@ def test_the_configs_seed_seeds_the_first_reset_only(make_env):
     assert len(set(tasks)) > 1  # later resets draw on
 
 
+@pytest.mark.slow
 def test_draws_leave_the_variable_for_child_processes_alone(make_env):
     before = os.environ.get(TASKS_ENV)
     env = make_env("calc", num_agents=1, instances=STUBS)

@@ -102,6 +102,7 @@ def _prompts(tok, n=4):
     return out
 
 
+@pytest.mark.slow
 def test_a_random_model_under_the_grammar_writes_only_valid_calls(tiny):
     tok = load_tokenizer(tiny)
     torch.manual_seed(0)
@@ -129,6 +130,7 @@ def _records(turns):
     ]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_the_update_uses_the_samplers_masked_distribution(tiny):
     """At the sampling weights the ratio of every token is 1 with the masks, not without."""
     tok = load_tokenizer(tiny)
@@ -173,6 +175,7 @@ def test_the_format_reward_is_a_bonus_on_valid_turns_only(tiny):
     assert add_format_reward(_records(turns), 0.0)["shaping/format_bonus"] == 0.0
 
 
+@pytest.mark.slow
 def test_the_trainer_runs_with_the_grammar_and_the_format_reward(tiny, tmp_path):
     from swarm_envs.baselines.lm import train as T
 

@@ -35,6 +35,7 @@ def swarm_envs(tmp_path, *argv: str) -> str:
     return text
 
 
+@pytest.mark.slow
 def test_the_menu_trainer_logs_a_line_per_update_and_its_table(tmp_path):
     pytest.importorskip("torch")
     text = swarm_envs(
@@ -66,6 +67,7 @@ def test_the_lm_trainer_logs_a_line_per_update(tmp_path):
     assert re.search(r"^done: 2 updates in \d+s", text, re.M), text
 
 
+@pytest.mark.slow
 def test_the_bench_logs_a_line_per_episode_and_its_summary(tmp_path):
     text = swarm_envs(
         tmp_path, "bench", "--tasks", "calc", "--sizes", "1", "2", "--seeds", "0",

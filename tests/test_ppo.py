@@ -39,6 +39,7 @@ def untimed(history):
     ]
 
 
+@pytest.mark.slow
 def test_resumed_run_reproduces_the_uninterrupted_one_bit_for_bit(tmp_path, monkeypatch):
     import swarm_envs.baselines.ppo.trainer as train_mod
 
@@ -113,6 +114,7 @@ def test_tensorboard_keys_and_run_name(tmp_path):
     assert len(returns) == 2 and all(np.isfinite(returns))
 
 
+@pytest.mark.slow
 def test_time_cap_curriculum_advances_per_update_and_reaches_the_envs(tmp_path):
     s = train(
         tiny(
@@ -135,6 +137,7 @@ def test_time_cap_curriculum_advances_per_update_and_reaches_the_envs(tmp_path):
         assert row["swarm/virtual_time"] <= row["charts/time_cap"]
 
 
+@pytest.mark.slow
 def test_nan_stops_training_and_keeps_the_last_good_checkpoint(tmp_path):
     good = train(tiny(tmp_path, exp_name="nan", num_updates=2, checkpoint_every=1))
     saved = torch.load(good.checkpoint, weights_only=False)
@@ -292,6 +295,7 @@ def test_attributed_rewards_split_each_change_among_its_authors():
     assert attributed_rewards([], agents).tolist() == [0.0, 0.0, 0.0]
 
 
+@pytest.mark.slow
 def test_attributed_credit_gives_each_agent_its_own_share_of_the_return():
     import swarm_envs
     from swarm_envs.baselines.ppo.policy import MenuPolicy

@@ -31,6 +31,7 @@ def _rows(path: Path) -> list[dict]:
     return json.loads(path.read_text())["rows"]
 
 
+@pytest.mark.slow
 def test_eval_sizes_evaluates_the_final_policy_at_each_size(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     code = _run(
@@ -67,6 +68,7 @@ def test_eval_sizes_evaluates_the_final_policy_at_each_size(tmp_path, capsys, mo
     assert rows[0]["duplicated_work"] == 0.0 and rows[0]["contributors"] in (0.0, 1.0)
 
 
+@pytest.mark.slow
 def test_a_checkpoint_evaluated_later_gives_the_figures_of_the_end_of_training(tmp_path):
     sizes = ["--eval-sizes", "2", "4", "--eval-episodes", "2"]
     assert _run(tmp_path, "--num-agents", "2", "--num-updates", "2", *sizes) == 0
@@ -94,6 +96,7 @@ def test_the_untrained_policy_can_be_evaluated_without_a_checkpoint(tmp_path):
 @pytest.mark.parametrize(
     ("kind", "sizes"), [("linear", [2, 3, 4]), ("geometric", [2, 4, 8])], ids=["linear", "geom"]
 )
+@pytest.mark.slow
 def test_the_size_curriculum_grows_the_swarm_over_the_updates(tmp_path, kind, sizes):
     end = str(sizes[-1])
     options = ["--num-agents", "2", "--num-agents-end", end, "--num-agents-kind", kind]

@@ -318,6 +318,7 @@ def units(task):
     return {u.symbol: u for u in task.units}
 
 
+@pytest.mark.slow
 def test_decorated_one_line_and_nested_functions_become_valid_units(tmp_path):
     _, task = made(
         tmp_path,
@@ -360,6 +361,7 @@ def test_decorated_one_line_and_nested_functions_become_valid_units(tmp_path):
     assert rep.ok, rep.problems
 
 
+@pytest.mark.slow
 def test_a_property_pair_is_one_unit(tmp_path):
     _, task = made(
         tmp_path,
@@ -395,6 +397,7 @@ def test_a_property_pair_is_one_unit(tmp_path):
     assert validate(task).ok
 
 
+@pytest.mark.slow
 def test_skipped_and_xfailed_tests_are_deselected_and_listed(tmp_path):
     result, task = made(
         tmp_path,
@@ -425,6 +428,7 @@ def test_skipped_and_xfailed_tests_are_deselected_and_listed(tmp_path):
     assert rep.ok and rep.tests == 3, rep.problems
 
 
+@pytest.mark.slow
 def test_a_failing_reference_stops_with_the_failures_grouped(tmp_path):
     files = {
         "tiny/__init__.py": "",
@@ -447,6 +451,7 @@ def test_a_failing_reference_stops_with_the_failures_grouped(tmp_path):
     assert validate(task).ok
 
 
+@pytest.mark.slow
 def test_deselect_failing_leaves_out_exactly_the_failing_tests(tmp_path):
     """pytest's `--deselect` takes prefixes: `test_main` would take `test_main_ok`, and
     `test_p[1]` would take `test_p[10]`, with it. Only the failing tests go."""
@@ -479,6 +484,7 @@ def test_deselect_failing_leaves_out_exactly_the_failing_tests(tmp_path):
 
 
 @pytest.mark.parametrize("tests_package", [False, True])
+@pytest.mark.slow
 def test_modules_of_a_non_code_folder_that_the_tests_import_move_with_them(tmp_path, tests_package):
     """A root `tools/` folder is not the package, but the tests import helpers from it."""
     files = {
@@ -518,6 +524,7 @@ def test_modules_of_a_non_code_folder_that_the_tests_import_move_with_them(tmp_p
     assert rep.ok and rep.tests == 3, rep.problems
 
 
+@pytest.mark.slow
 def test_src_layout_tests_inside_the_package_and_test_folder(tmp_path):
     _, task = made(
         tmp_path,
@@ -548,6 +555,7 @@ def test_src_layout_tests_inside_the_package_and_test_folder(tmp_path):
     assert validate(task).ok
 
 
+@pytest.mark.slow
 def test_a_test_folder_with_a_rootless_helper(tmp_path):
     _, task = made(
         tmp_path,
@@ -562,6 +570,7 @@ def test_a_test_folder_with_a_rootless_helper(tmp_path):
     assert validate(task).ok
 
 
+@pytest.mark.slow
 def test_root_conftest_and_settings_kept_where_safe(tmp_path):
     result, task = made(
         tmp_path,
@@ -605,6 +614,7 @@ def test_root_conftest_and_settings_kept_where_safe(tmp_path):
     assert validate(task).ok
 
 
+@pytest.mark.slow
 def test_a_third_party_test_dependency_is_recorded_and_provided(tmp_path, user_cache):
     wheels = tmp_path / "wheelhouse"
     make_wheel(wheels, "frozentime", "1.0", {"frozentime.py": "NOW = 42\n"})
@@ -631,6 +641,7 @@ def test_a_missing_third_party_module_is_explained(tmp_path):
         made(tmp_path, files)
 
 
+@pytest.mark.slow
 def test_a_lock_helper_whose_stub_makes_tests_wait_is_probed_within_limits(tmp_path):
     from swarm_envs.project.units import probe_limit
 
@@ -1013,6 +1024,7 @@ def test_order_breaks_cycles_only_where_they_are_and_restrict_keeps_paths():
     assert restrict({"z": ["b"], "b": ["c"], "c": []}, ["z", "c"]) == {"z": ["c"], "c": []}
 
 
+@pytest.mark.slow
 def test_a_probe_run_shared_by_two_candidates_credits_neither_with_the_others_failure(tmp_path):
     # `note` is best effort (its failures are swallowed), so its stub fails none of its
     # tests; `compute` calls it. Their quickest tests are disjoint, so they share a run in

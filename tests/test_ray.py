@@ -64,6 +64,7 @@ def test_vector_env_on_ray_actors_steps_and_survives_a_killed_actor(local_ray):
         assert infos[0]["agent_0"]["time"] == 0.0 and envs.seeds[0] == 7  # rebuilt
 
 
+@pytest.mark.slow
 def test_rollout_workers_as_ray_actors(local_ray):
     recipe = EnvRecipe.of("calc", num_agents=2, time_cap_s=600)
     jobs = [RolloutJob(recipe, ScriptedTeam("claim"), seed=s) for s in (0, 1, 2)]

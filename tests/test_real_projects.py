@@ -206,6 +206,7 @@ def manifest(task_dir: Path) -> dict:
     return tomllib.loads((task_dir / "task.toml").read_text())
 
 
+@pytest.mark.slow
 def test_a_real_layout_becomes_a_valid_task_with_what_it_declares(
     tmp_path, wheelhouse, user_cache, capsys
 ):
@@ -236,6 +237,7 @@ def test_a_real_layout_becomes_a_valid_task_with_what_it_declares(
     assert rep.passed == rep.total == 7, rep.failures
 
 
+@pytest.mark.slow
 def test_without_its_plugin_the_fixture_test_fails_under_the_scorer(
     tmp_path, wheelhouse, user_cache
 ):
@@ -280,6 +282,7 @@ ASYNC_PLUGIN = """
 """
 
 
+@pytest.mark.slow
 def test_a_plugin_pinned_for_an_older_pytest_is_taken_as_it_works_with_its_settings(
     tmp_path, user_cache, capsys
 ):
@@ -377,6 +380,7 @@ def test_a_test_module_that_exits_when_imported_is_named(tmp_path, user_cache, c
     assert "the test module tests/test_topo.py exits when it is imported" in err, err
 
 
+@pytest.mark.slow
 def test_many_deselected_tests_warn_and_name_the_likely_fix(tmp_path, capsys, user_cache):
     files = {
         "LICENSE": "MIT\n",
@@ -667,6 +671,7 @@ UPSTREAM = {
 }
 
 
+@pytest.mark.slow
 def test_make_task_keeps_what_the_projects_config_says(tmp_path, user_cache, capsys):
     """Issue 31: `-m` and `--ignore` of the project's addopts are its own selection; a
     helper module imported by name moves with the tests; a declared test tool whose marker

@@ -158,6 +158,7 @@ def test_candidates_one_right_rest_wrong():
             assert (report.passed == report.total) == c.correct
 
 
+@pytest.mark.slow
 def test_bring_your_own_project(tmp_path):
     proj = tmp_path / "proj"
     write_task(proj)  # reuse the tiny layout as a plain project
@@ -193,6 +194,7 @@ def test_validation_catches_an_insensitive_unit(tmp_path):
     assert not rep.ok and "fails none of its tests" in rep.problems[0]
 
 
+@pytest.mark.slow
 def test_validation_runs_every_test_again_whatever_a_warm_cache_holds(tmp_path):
     # A second validation of the same task, in the same process and with the scorers' disk
     # cache warm from the first: both reference runs (the determinism re-run in other

@@ -83,6 +83,7 @@ def test_same_step_autoreset_keeps_the_final_observation():
         assert envs.seeds == [1]
 
 
+@pytest.mark.slow
 def test_a_killed_worker_fails_its_episode_and_not_the_others():
     with make_vec("calc", 2, vectorization_mode="async", num_agents=1, time=TIME) as envs:
         envs.reset(seed=3)
@@ -122,6 +123,7 @@ def test_an_env_that_raises_fails_only_its_episode(mode):
 # The hang would last forever: only the vector env's own timeout (2 s) ends the step, so
 # a deadline far beyond it fails the test if the timeout or close does not work.
 @pytest.mark.timeout(120)
+@pytest.mark.slow
 def test_a_hung_worker_is_killed_at_the_timeout_and_close_returns():
     envs = SwarmVectorEnv([flaky, flaky], vectorization_mode="async", timeout_s=20)
     try:
@@ -174,6 +176,7 @@ def test_more_workers_than_cores_warns_once():
     assert len([w for w in caught if w.category is TooManyWorkers]) == 1
 
 
+@pytest.mark.slow
 def test_a_task_folder_that_is_not_bundled_works_in_spawned_workers(tmp_path):
     folder = tmp_path / "calccopy"
     shutil.copytree(swarm_envs.get_task("calc").root, folder)

@@ -29,6 +29,7 @@ def square_or_die(x):
 
 
 @pytest.mark.parametrize("backend", ["inline", "process"])
+@pytest.mark.slow
 def test_rollout_jobs_run_on_workers_and_return_trajectories(backend):
     recipe = EnvRecipe.of("calc", num_agents=2, time_cap_s=600)
     jobs = [RolloutJob(recipe, ScriptedTeam("claim"), seed=s) for s in (0, 1, 2)]

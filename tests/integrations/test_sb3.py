@@ -58,6 +58,7 @@ def test_sb3_checker_and_ppo_take_menu_mode_as_a_box():
         env.close()
 
 
+@pytest.mark.slow
 def test_maskable_ppo_trains_and_never_makes_a_masked_move():
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported

@@ -17,7 +17,6 @@ from swarm_envs.tasks import Task
 
 from .project import write_task
 
-KINDS = ["fast", "subprocess"]
 BACKENDS = ["local"]
 
 
@@ -51,7 +50,9 @@ def task(tmp_path: Path) -> Task:
     return write_task(tmp_path / "task")
 
 
-@pytest.fixture(params=KINDS)
+# The subprocess scorer's variants are in the slow suite: it shares the fast scorer's guard
+# and harness, and starts pytest afresh for every run.
+@pytest.fixture(params=["fast", pytest.param("subprocess", marks=pytest.mark.slow)])
 def kind(request) -> str:
     return request.param
 

@@ -185,6 +185,7 @@ EDITS = [
 
 
 @pytest.mark.timeout(600)
+@pytest.mark.slow
 def test_the_fast_scorer_agrees_with_fresh_runs_after_adversarial_edits(tmp_path, sandbox):
     task = write_task(tmp_path / "adv", solution=SOLUTION, tests=TESTS, start=SOLUTION, name="adv")
     task.materialize(sandbox.root)
@@ -314,6 +315,7 @@ SHAPE_EDITS = [
 
 
 @pytest.mark.timeout(600)
+@pytest.mark.slow
 def test_the_fast_scorer_agrees_after_edits_that_only_class_and_value_reach_see(tmp_path, sandbox):
     """Edits of what a test reaches through classes and module-level values, not names."""
     solution = {

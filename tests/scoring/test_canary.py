@@ -150,6 +150,7 @@ def _reset_in(python: pathlib.Path, scorer: str) -> str:
 
 
 @pytest.mark.timeout(900)
+@pytest.mark.slow
 def test_a_venv_whose_own_pytest_was_altered_still_scores(tmp_path):
     """The interpreter's pytest is not the harness: damage to it changes no score."""
     python, site = _venv(tmp_path)

@@ -96,6 +96,7 @@ def _check(fast, naive):
     return got
 
 
+@pytest.mark.slow
 def test_an_edit_to_a_function_a_test_never_executed_does_not_rerun_it(project, sandbox):
     fast, naive = _scorers(project, sandbox, "dynamic")
     static, _ = _scorers(project, sandbox, "static")

@@ -259,6 +259,7 @@ def _value(funcs: dict, consts: dict, m: int, k: int, x: int) -> int:
 
 
 @pytest.mark.timeout(300)
+@pytest.mark.slow
 def test_fast_cache_agrees_with_a_fresh_run_under_random_edits(tmp_path, sandbox):
     """Random edits to bodies, constants and call structure: the fast scorer (cache,
     import graph, function-level tracking) must agree with the naive scorer every time."""

@@ -105,6 +105,7 @@ HIDE_PYTEST = textwrap.dedent(
     "scorer, isolation",
     [("fast", "bwrap"), ("subprocess", "bwrap"), ("fast", "unshare")],
 )
+@pytest.mark.slow
 def test_a_python_without_pytest_scores_with_the_scorers_own(
     tmp_path, monkeypatch, scorer, isolation
 ):

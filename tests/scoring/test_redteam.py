@@ -62,9 +62,10 @@ REPRESENTATIVES = {
 }
 
 
-#: one attack of each class runs in the fast suite (each plays the attack and the positive
-#: control twice, about 15 s); the other host attacks in the slow one, each in a venv of its
-#: own; every other representative is in the whole catalogue, which the slow suite plays
+#: one attack of each class runs in the fast suite on the fast scorer (each plays the attack
+#: and the positive control twice, about 15 s) and in the slow suite on the subprocess one;
+#: the other host attacks in the slow suite, each in a venv of its own; every other
+#: representative is in the whole catalogue, which the slow suite plays
 FAST = {
     "semantic: an always-equal object",
     "semantic: equal to any instance of its class",
@@ -74,8 +75,12 @@ FAST = {
 }
 
 
+#: the subprocess scorer's runs (pytest started afresh each time) in the slow suite
+SCORERS = ["fast", pytest.param("subprocess", marks=pytest.mark.slow)]
+
+
 @pytest.mark.timeout(600)
-@pytest.mark.parametrize("scorer", ["fast", "subprocess"])
+@pytest.mark.parametrize("scorer", SCORERS)
 @pytest.mark.parametrize(
     "attack",
     [
@@ -111,7 +116,7 @@ def test_every_attack_says_what_it_expects():
         assert a.task in ("calc", "shapes"), a.name
 
 
-@pytest.mark.parametrize("scorer", ["fast", "subprocess"])
+@pytest.mark.parametrize("scorer", SCORERS)
 def test_the_positive_control_scores_every_test(scorer):
     for task, total in (("calc", 13), ("shapes", 7)):
         assert control(scorer, task) == {"passed": total, "total": total, "kinds": []}

@@ -132,6 +132,7 @@ trees = st.lists(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(tree=trees, raw_name=st.binary(min_size=1, max_size=30))
+@pytest.mark.slow
 def test_fuzzed_workspace_content_never_crashes_step(env, tree, raw_name):
     files = [("/".join(parts), data) for parts, data in tree]
     script = (

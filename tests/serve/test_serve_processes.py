@@ -59,6 +59,7 @@ def _interrupt_and_check(process: subprocess.Popen, started: list[psutil.Process
     return rc
 
 
+@pytest.mark.slow
 def test_serve_on_port_0_announces_the_port_it_got_and_stops_on_ctrl_c():
     server = cli("serve", "calc", "-n", "1", "--port", "0", stdout=subprocess.PIPE, text=True)
     try:
@@ -77,6 +78,7 @@ def test_serve_on_port_0_announces_the_port_it_got_and_stops_on_ctrl_c():
         stop(server)
 
 
+@pytest.mark.slow
 def test_mcp_waiting_for_its_slot_stops_on_ctrl_c_and_removes_its_sandbox():
     slots = cli(
         "mcp",
@@ -123,6 +125,7 @@ def _hold_a_session(url: str, connected: threading.Event) -> None:
         pass  # the server went away: what the test wants
 
 
+@pytest.mark.slow
 def test_mcp_over_stdio_plays_with_the_sdk_client_and_ends_when_it_leaves():
     import asyncio
     import sys
