@@ -7,7 +7,9 @@ attack *holds* when the passing count stays within what its honest part earns (`
 0 for almost all), `step()` never raises, the guard reports exactly the finding kinds the
 attack expects, the host is unchanged (installed harness and packages, the home's top
 level, no file with the attack's marker in the home or /tmp), and the positive control
-(the reference written through `env.step`) scores every test before and after. Printed:
+(the reference written through `env.step`) scores every test before and after (an
+attack that follows one on the same task takes that one's control after as its own before).
+Printed:
 one row per attack and scorer, and the totals. Deterministic (no randomness); the seed
 only names the episode.
 
@@ -23,7 +25,7 @@ import sys
 
 # The catalogue is test data, kept beside the scoring tests.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "scoring"))
-from redteam_catalogue import ATTACKS, play  # noqa: E402
+from redteam_catalogue import ATTACKS, play_in_turn  # noqa: E402
 
 
 def main() -> None:
@@ -34,12 +36,17 @@ def main() -> None:
     ap.add_argument(
         "--no-controls",
         action="store_true",
-        help="skip the positive control before and after each attack (3x faster)",
+        help="skip the positive control before and after each attack (2x faster)",
     )
     args = ap.parse_args()
     kinds = ["fast", "subprocess"] if args.scorer == "both" else [args.scorer]
     attacks = [a for a in ATTACKS if not args.only or a.name in args.only]
-    rows = [play(a, k, args.seed, controls=not args.no_controls) for a in attacks for k in kinds]
+    # One scorer after the other; an attack's control before is the previous attack's after.
+    rows = [
+        row
+        for k in kinds
+        for row in play_in_turn(attacks, k, args.seed, controls=not args.no_controls)
+    ]
     head = (
         f"{'attack':44} {'class':9} {'scorer':10} {'passed':>6} {'held-out':>8} {'flags':>5}"
         f" {'control':>11}  held  kinds"

@@ -38,6 +38,7 @@ import tempfile
 import textwrap
 import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import swarm_envs
@@ -1352,29 +1353,40 @@ def _attack(attack: Attack, scorer: str, seed: int, marker: str, row: dict) -> N
         env.close()
 
 
-def play(attack: Attack, scorer: str, seed: int = 0, *, controls: bool = True) -> dict[str, object]:
+def play(
+    attack: Attack,
+    scorer: str,
+    seed: int = 0,
+    *,
+    controls: bool = True,
+    before: dict[str, object] | None = None,
+) -> dict[str, object]:
     """Play one attack in a fresh episode, through `env.step` only, and judge the host.
 
     Returns a row: what it earned (`passed`), what the guard reported (`findings`,
     `kinds`), whether `step()` raised (`raised`), what changed on the host (`host`), the
     positive control before and after (`control`: "passed/total" twice, "-" when
-    `controls` is off), and whether the attack `held`.
+    `controls` is off; `after`: the control after, as `_control` gives it), and whether
+    the attack `held`. `before`: the control of this process's state taken just before,
+    such as the previous attack's `after` (`play_in_turn`), instead of playing it again.
     """
     row: dict[str, object] = {"attack": attack.name, "class": attack.cls, "scorer": scorer}
     marker = uuid.uuid4().hex[:12]
     t0 = time.perf_counter()
-    before = _control(scorer, attack.task, seed) if controls else None
+    if controls and before is None:
+        before = _control(scorer, attack.task, seed)
     host = HostState.capture()
     _attack(attack, scorer, seed, marker, row)
     changes = host.changes(HostState.capture(), marker)
     _remove_marked(marker)  # what an escape left behind: recorded above, not kept
     after = _control(scorer, attack.task, seed) if controls else None
+    row["after"] = after
     row["seconds"] = time.perf_counter() - t0
     row["host"] = changes
     controls_ok = True
     if before is not None and after is not None:
         row["control"] = f"{before['passed']}/{before['total']} {after['passed']}/{after['total']}"
-        controls_ok = all(c["passed"] == c["total"] and not c["kinds"] for c in (before, after))
+        controls_ok = _clean(before) and _clean(after)
     else:
         row["control"] = "-"
     kinds = set(row["kinds"])  # type: ignore[call-overload]
@@ -1388,6 +1400,28 @@ def play(attack: Attack, scorer: str, seed: int = 0, *, controls: bool = True) -
     row["kinds_ok"] = kinds_ok
     row["held"] = held and kinds_ok and not changes and controls_ok
     return row
+
+
+def _clean(c: dict[str, object] | None) -> bool:
+    return c is not None and c["passed"] == c["total"] and not c["kinds"]
+
+
+def play_in_turn(
+    attacks: Iterable[Attack], scorer: str, seed: int = 0, *, controls: bool = True
+) -> list[dict[str, object]]:
+    """`play` each attack in turn in this process. Where an attack follows one on the same
+    task, its control before is the control that one took after it (nothing ran in
+    between), so a catalogue plays about one control per attack instead of two. A control
+    that failed is not passed on: the next attack takes its own, so that each failure is
+    charged to the attack after which it appeared."""
+    rows: list[dict[str, object]] = []
+    last: tuple[str, dict[str, object] | None] = ("", None)
+    for a in attacks:
+        before = last[1] if last[0] == a.task and _clean(last[1]) else None
+        row = play(a, scorer, seed, controls=controls, before=before)
+        last = (a.task, row["after"])  # type: ignore[assignment]
+        rows.append(row)
+    return rows
 
 
 BY_NAME = {a.name: a for a in ATTACKS}

@@ -16,7 +16,7 @@ import pathlib
 
 import pytest
 
-from .redteam_catalogue import ATTACKS, BY_NAME, HostState, control, play
+from .redteam_catalogue import ATTACKS, BY_NAME, HostState, control, play, play_in_turn
 from .venv_copy import harness_venv, run_in
 
 PLAY = (
@@ -152,7 +152,7 @@ PARTS = 4
     ["fast", pytest.param("subprocess", marks=pytest.mark.long)],
 )
 def test_the_whole_catalogue_holds(scorer, part):
-    rows = [play(a, scorer) for a in ATTACKS[part::PARTS]]
+    rows = play_in_turn(ATTACKS[part::PARTS], scorer)
     broken = [r for r in rows if not r["held"]]
     assert not broken, broken
 
