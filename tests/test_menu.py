@@ -118,8 +118,8 @@ def test_menu_ids_registered_for_every_task():
 
 @pytest.mark.parametrize("num_cpus", [0, pytest.param(2, marks=pytest.mark.slow)])
 def test_supersuit_vectorizes_it(num_cpus):
-    env = swarm_envs.parallel_env("calc", num_agents=2, mode="menu", time_cap_s=15)
-    env.set_time_cap(15.0)
+    env = swarm_envs.parallel_env("calc", num_agents=2, mode="menu", time_cap_s=6)
+    env.set_time_cap(6.0)
     venv = ss.concat_vec_envs_v1(
         ss.pettingzoo_env_to_vec_env_v1(env), 2, num_cpus=num_cpus, base_class="gymnasium"
     )
@@ -129,7 +129,7 @@ def test_supersuit_vectorizes_it(num_cpus):
         assert obs["action_mask"].shape == (4, env.layout.n_moves)
         rng = np.random.default_rng(0)
         ends = 0
-        for _ in range(60):
+        for _ in range(30):
             actions = np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]])
             obs, rewards, terms, truncs, infos = venv.step(actions)
             assert rewards.shape == (4,)
@@ -138,8 +138,8 @@ def test_supersuit_vectorizes_it(num_cpus):
                     ends += 1
                     assert "terminal_observation" in info
                     # The sticky cap survived the automatic reset in the worker.
-                    assert info["time"] <= 15.0
-        assert ends > 0, "no episode ended in 60 steps at a 15 s cap"
+                    assert info["time"] <= 6.0
+        assert ends > 0, "no episode ended in 30 steps at a 6 s cap"
     finally:
         venv.close()
         env.close()
