@@ -715,3 +715,205 @@ def test_comparisons_handed_to_the_project_are_its_data(kind, tmp_path, sandbox)
     # `keep` is the project's: it could return True whatever it is handed, so what it
     # returns is judged as any asserted value is (a non-empty list is true).
     assert r.per_test[m + "test_handed_to_the_project_and_asserted"]
+
+
+# The test's own helper that only passes the comparison on (glom's `test_sky`).
+PASS_ON_TESTS = {
+    "test_pass_on.py": """
+from mathy import M, Or, answer, check
+
+
+def as_spec(spec, default):
+    'only hands `spec` on, to the project'
+    return Or(spec, default=default)
+
+
+def twice(spec, default):
+    return as_spec(spec, default)
+
+
+def test_sky():
+    def nested(spec):
+        return Or(spec, default=0)
+
+    assert as_spec(M == 2, 3)(1) == 3
+    assert twice(M == 1, 3)(1) == 1
+    assert nested(M == 1)(1) == 1
+
+
+def takes_its_truth(x):
+    return bool(x)
+
+
+def reads_it_twice(spec, default):
+    ok = spec == spec
+    return Or(spec, default=default) if ok else None
+
+
+def test_a_helper_that_takes_the_truth():
+    assert takes_its_truth(answer() == 42)
+
+
+def test_a_helper_that_uses_it_twice():
+    assert reads_it_twice(answer() == 42, 3)
+
+
+def passes_on(spec, default):
+    return Or(spec, default=default)
+
+
+def test_a_helper_shadowed_by_a_parameter(passes_on=lambda spec, default: spec):
+    assert passes_on(answer() == 42, 3)
+"""
+}
+
+
+def test_a_helper_that_only_passes_a_comparison_to_the_project(kind, tmp_path, sandbox):
+    """glom's `as_type(M == 'abc', list)`, whose body only hands it to `And`: the comparison
+    reaches the project's function, as if the test had handed it there itself. A helper
+    that takes its truth, uses it twice, or a name that may mean another function at the
+    call, keeps the judgement."""
+    r = _score(kind, tmp_path, sandbox, MATCHER_LIB, PASS_ON_TESTS)
+    m = "tests/test_pass_on.py::"
+    assert r.per_test[m + "test_sky"], r.failures
+    judged = {
+        m + "test_a_helper_that_takes_the_truth",
+        m + "test_a_helper_that_uses_it_twice",
+        m + "test_a_helper_shadowed_by_a_parameter",
+    }
+    assert not any(r.per_test[t] for t in judged), (r.per_test, r.integrity)
+    assert {f["test"] for f in r.integrity} == judged, r.integrity
+
+
+# ------------------------------------------------ 11. the tests' own objects in a comparison
+
+OWN_LIB = """
+import sys
+
+
+class Compose:
+    def __init__(self, *fs):
+        self.fs = fs
+
+    def __eq__(self, other):
+        if isinstance(other, Compose):
+            return self.fs == other.fs
+        return NotImplemented
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = object.__hash__
+
+
+def compose(*fs):
+    return Compose(*fs)
+
+
+class Anything:
+    def __eq__(self, other):
+        return True
+
+    __hash__ = object.__hash__
+
+
+class Declines:
+    value = Anything()
+
+    def __eq__(self, other):
+        return NotImplemented
+
+    __hash__ = object.__hash__
+
+
+def declines():
+    return Declines()
+
+
+def borrowed():
+    # an always-equal class of the tests' own, taken from their module
+    return sys.modules["test_own"].AlwaysEquals()
+
+
+def annotation(fn):
+    import inspect
+
+    return inspect.signature(fn).return_annotation
+"""
+OWN_TESTS = {
+    "test_own.py": """
+from mathy import annotation, borrowed, compose, declines
+
+
+class AlwaysEquals:
+    def __eq__(self, other):
+        return True
+
+    __hash__ = object.__hash__
+
+
+class NeverEquals:
+    def __eq__(self, other):
+        return False
+
+    __hash__ = object.__hash__
+
+
+class Expected:
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return self.value == other.value
+
+    __hash__ = object.__hash__
+
+
+def test_compose_metadata():
+    composed = compose(1, 2)
+    assert composed == compose(1, 2)
+    assert composed == AlwaysEquals()
+    assert AlwaysEquals() == composed
+    assert not composed == NeverEquals()
+    assert composed != NeverEquals()
+    assert not composed != AlwaysEquals()
+    assert not composed == object()
+
+
+def test_annotations_set_afterwards():
+    # toolz's `compose` reads the return annotation of the function it is handed
+    def otherfunc(f):
+        return f
+
+    otherfunc.__annotations__ = {"f": int, "return": str}
+    assert annotation(otherfunc) is str
+
+
+def test_an_answer_read_off_the_project():
+    assert declines() == Expected(5)
+
+
+def test_the_tests_class_returned_by_the_project():
+    assert borrowed() == 5
+"""
+}
+
+
+def test_the_tests_own_classes_decide_where_the_project_declines(kind, tmp_path, sandbox):
+    """toolz's `assert composed == AlwaysEquals()`: the project's `__eq__` declines and the
+    test's own class, which equals anything by design, decides. An answer of the tests'
+    class that depends on what the project's object shows (an attribute that equals
+    anything), or an always-equal object of the tests' class that the project returns,
+    is still judged and flagged."""
+    r = _score(kind, tmp_path, sandbox, OWN_LIB, OWN_TESTS)
+    m = "tests/test_own.py::"
+    assert r.per_test[m + "test_compose_metadata"], r.failures
+    # a function's signature is read as it is when asked (annotations set afterwards count)
+    assert r.per_test[m + "test_annotations_set_afterwards"], r.failures
+    judged = {
+        m + "test_an_answer_read_off_the_project",
+        m + "test_the_tests_class_returned_by_the_project",
+    }
+    assert not any(r.per_test[t] for t in judged), (r.per_test, r.integrity)
+    assert {f["test"] for f in r.integrity} == judged, r.integrity

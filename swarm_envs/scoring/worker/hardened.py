@@ -44,7 +44,7 @@ PARAM = "__swarm__"
 _RT = "@swarm_rt"
 _H = "@swarm_h"
 DONE, EQ, NE, IN, NOT_IN, RAISED, NOT_RAISED, CALL_RAISES, TRUTH, SIGNATURE, SHELL, LEN = range(12)
-HANDED_EQ, HANDED_NE = 12, 13
+HANDED_EQ, HANDED_NE, OWN_EQ, OWN_NE = 12, 13, 14, 15
 #: what `make_shell` tells the guard: (shell code, body code)
 SHELL_EVENT = "swarm_envs.shell"
 #: the free variable of a shell's code: the function whose signature it shows
@@ -742,6 +742,8 @@ def _project_callable(  # noqa: ANN202
         code = _code_of(m)
         if _param in code.co_varnames:
             return False  # canonical code (`harden` gave it the parameter): the test's own
+        if code.co_name == "<lambda>":
+            return False  # `harden` gives a lambda no parameter: it may be the test's own
         name = code.co_filename
         return not (_type(name) is _str and name.startswith(_trusted))
 
@@ -779,6 +781,65 @@ def handed_ne(f, a, b, _project=_project_callable, _strict_ne=strict_ne, _bool=b
         if _type(r) is not _bool:
             return r
     return _strict_ne(a, b)
+
+
+def _tests_own_class(  # noqa: ANN202
+    cls,  # noqa: ANN001
+    _type=type,
+    _mro=_mro,
+    _lookup=_lookup,
+    _fn=types.FunctionType,
+    _code_of=_code_of,
+    _param=PARAM,
+    _project=_project_callable,
+):
+    """True for a class of the canonical tests whose `__eq__` is theirs, built by them."""
+    if type not in _mro(_type(cls)):
+        return False
+    m = _lookup(cls, "__eq__")
+    if _type(m) is not _fn or _param not in _code_of(m).co_varnames:
+        return False
+    return not _project(cls)  # its construction (`__new__`, `__init__`) is not the project's
+
+
+def own_eq(  # noqa: ANN201
+    cls,  # noqa: ANN001
+    a,  # noqa: ANN001
+    b,  # noqa: ANN001
+    _type=type,
+    _lookup=_lookup,
+    _own=_tests_own_class,
+    _strict_eq=strict_eq,
+    _object=object,
+    _declined=NotImplemented,
+    _says_true=_says_true,
+    _bool=bool,
+):
+    """`a == b` where the test built `b` itself, as `cls(...)` (toolz's `f == AlwaysEquals()`).
+
+    Where `a`'s `__eq__` declines (NotImplemented), Python lets `b`'s, the tests' own,
+    decide. Its answer is the test's, not the project's, when it gives the same one to a
+    fresh `object()`: equal to anything, or to nothing, by the test's own design. An answer
+    that depends on what it is compared with (on attributes the project may have built to
+    pass it), or an `a` that answers itself, is judged as every asserted comparison is.
+    """
+    if _type(b) is cls and _own(cls):
+        theirs, mine = _lookup(_type(a), "__eq__"), _lookup(cls, "__eq__")
+        try:
+            declined = theirs is None or theirs(a, b) is _declined
+            verdict = mine(b, a) if declined else _declined
+            if verdict is not _declined:
+                verdict = _bool(verdict)
+                if verdict == _says_true(lambda: mine(b, _object())):
+                    return verdict
+        except Exception:  # noqa: BLE001, S110 - judged below, where it raises again
+            pass
+    return _strict_eq(a, b)
+
+
+def own_ne(cls, a, b, _own_eq=own_eq):  # noqa: ANN001, ANN201
+    """`a != b` where the test built `b` itself: the negation of `own_eq`."""
+    return not _own_eq(cls, a, b)
 
 
 def _exception_info(e):  # noqa: ANN001, ANN202
@@ -909,17 +970,64 @@ def hide_param(f, _param=PARAM):  # noqa: ANN001, ANN201
 
     hypothesis' `@given` takes positional strategies only for functions without
     keyword-only parameters; a library counting a callback's parameters counts the test's.
+    The signature is read from `f` as it is when asked (`_LiveSignature`): a test that
+    sets its function's `__annotations__` or defaults afterwards (toolz's
+    `test_compose_metadata`) sees them.
     """
     import inspect
 
     try:
-        sig = inspect.signature(f)
-        f.__signature__ = sig.replace(
-            parameters=[p for p in sig.parameters.values() if p.name != _param]
-        )
+        live = _live_signature()(f)
+        live.parameters  # noqa: B018 - it can be read (else the one made now, below)
+        f.__signature__ = live
     except (TypeError, ValueError, AttributeError):
-        pass
+        try:
+            sig = inspect.signature(f)
+            f.__signature__ = sig.replace(
+                parameters=[p for p in sig.parameters.values() if p.name != _param]
+            )
+        except (TypeError, ValueError, AttributeError):
+            pass
     return f
+
+
+_LIVE: list = []
+
+
+def _live_signature():  # noqa: ANN202
+    """The class of live signatures, made on first use (`inspect` is imported late)."""
+    if _LIVE:
+        return _LIVE[0]
+    import inspect
+
+    from_function = inspect._signature_from_function  # type: ignore[attr-defined]
+
+    class _LiveSignature(inspect.Signature):
+        """The signature of a canonical function as it is now, without `__swarm__`."""
+
+        __slots__ = ("_fn",)
+
+        def __init__(self, fn):  # noqa: ANN001, ANN204
+            self._fn = fn
+
+        def _now(self, _param=PARAM):  # noqa: ANN001, ANN202
+            sig = from_function(inspect.Signature, self._fn)
+            return sig.replace(parameters=[p for p in sig.parameters.values() if p.name != _param])
+
+        # What `inspect.Signature`'s own methods read.
+        _parameters = property(lambda self: self._now().parameters)  # type: ignore[assignment]
+        _return_annotation = property(lambda self: self._now().return_annotation)  # type: ignore[assignment]
+        parameters = _parameters  # type: ignore[assignment]
+        return_annotation = _return_annotation  # type: ignore[assignment]
+
+        def replace(self, **changes):  # noqa: ANN003, ANN201
+            return self._now().replace(**changes)
+
+        def __reduce__(self):  # noqa: ANN204
+            return self._now().__reduce__()
+
+    _LIVE.append(_LiveSignature)
+    return _LiveSignature
 
 
 _CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
@@ -1027,9 +1135,12 @@ HELPERS = (
     len_call,
     handed_eq,
     handed_ne,
+    own_eq,
+    own_ne,
 )
 _OPS = {ast.Eq: EQ, ast.NotEq: NE, ast.In: IN, ast.NotIn: NOT_IN}
 _HANDED = {EQ: HANDED_EQ, NE: HANDED_NE}
+_OWN = {EQ: OWN_EQ, NE: OWN_NE}
 #: functions that take the truth of what they are handed: a comparison handed to one of
 #: these names stays judged, whatever the name is bound to
 _TRUTH_TAKERS = frozenset({"bool", "all", "any", "not_", "truth"})
@@ -1068,7 +1179,9 @@ def harden(tree: ast.Module) -> None:
     for stmt in prologue:
         _locate(stmt, ref)
     tree.body[at:at] = prologue
-    handed = _handed_comparisons(tree)
+    helpers = _Helpers(tree)
+    handed = _handed_comparisons(tree, helpers)
+    own = _own_operands(tree, helpers)
     stack: list[tuple[ast.AST, bool]] = [(tree, False)]  # (node, inside a function)
     while stack:
         node, in_fn = stack.pop()
@@ -1085,7 +1198,7 @@ def harden(tree: ast.Module) -> None:
             _mark_exits(node)
             in_fn = True
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Compare):
-            _strict(node, in_fn, handed.get(id(node)))
+            _strict(node, in_fn, handed.get(id(node)), own.get(id(node)))
         if isinstance(node, ast.If):
             _strict_truth(node, in_fn)
         if isinstance(node, ast.Call):
@@ -1272,11 +1385,18 @@ def _helper(index: int, in_fn: bool) -> ast.expr:
     return ast.Subscript(source, ast.Constant(index), ast.Load())
 
 
-def _strict(node: ast.Assign, in_fn: bool, handed_to: str | None = None) -> None:
+def _strict(
+    node: ast.Assign,
+    in_fn: bool,
+    handed_to: str | None = None,
+    own: tuple[str, bool] | None = None,
+) -> None:
     """`@py_assertN = a <op> b` (what pytest emits per comparison) -> a strict helper call.
 
     `handed_to`: the name of the function the test hands the result to
     (`_handed_comparisons`): `==` and `!=` then go to `handed_eq`/`handed_ne` with it.
+    `own`: the test's own class one side was built from, and whether that is the left
+    (`_own_operands`): `==` and `!=` then go to `own_eq`/`own_ne` with it, that side last.
     """
     cmp = node.value
     assert isinstance(cmp, ast.Compare)
@@ -1296,6 +1416,12 @@ def _strict(node: ast.Assign, in_fn: bool, handed_to: str | None = None) -> None
         func = ast.Name(handed_to, ast.Load())
         _locate(func, cmp)
         args.insert(0, func)
+    elif own is not None and index in _OWN:
+        index = _OWN[index]
+        cls, left = own
+        if left:
+            args.reverse()
+        args.insert(0, _locate(ast.Name(cls, ast.Load()), cmp))  # type: ignore[arg-type]
     call = _locate(ast.Call(_helper(index, in_fn), [], []), cmp)
     assert isinstance(call, ast.Call)
     call.args = args
@@ -1329,12 +1455,13 @@ def _is_failure_branch(node: ast.AST) -> bool:
     )
 
 
-def _uses(node: ast.AST, name: str, out: list[str | None]) -> None:
-    """Append one entry per load of `name` in `node`, outside failure messages.
+#: one use of a name: (the function it is handed to, by name, and where: its position or
+#: keyword, None where a starred argument comes before it), or (None, None) for any other
+Use = tuple[str | None, int | str | None]
 
-    The entry is the name of the function it is handed to as an argument, or None for any
-    other use (a truth, an operand).
-    """
+
+def _uses(node: ast.AST, name: str, out: list[Use]) -> None:
+    """Append one entry per load of `name` in `node`, outside failure messages."""
     if _is_failure_branch(node):
         assert isinstance(node, ast.If)
         _uses(node.test, name, out)  # the assert's own truth; its message is not a use
@@ -1344,17 +1471,125 @@ def _uses(node: ast.AST, name: str, out: list[str | None]) -> None:
         if func in _TRUTH_TAKERS:
             func = None
         _uses(node.func, name, out)
-        for arg in [*node.args, *(k.value for k in node.keywords)]:
+        starred = False
+        for i, arg in enumerate(node.args):
+            starred = starred or isinstance(arg, ast.Starred)
             if isinstance(arg, ast.Name) and arg.id == name:
-                out.append(func)
+                out.append((func, None if starred else i))
             else:
                 _uses(arg, name, out)
+        for k in node.keywords:
+            if isinstance(k.value, ast.Name) and k.value.id == name:
+                out.append((func, k.arg))
+            else:
+                _uses(k.value, name, out)
         return
     if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
-        out.append(None)
+        out.append((None, None))
         return
     for child in ast.iter_child_nodes(node):
         _uses(child, name, out)
+
+
+def _bound_names(node: ast.AST) -> list[str]:
+    """Every name `node` (a function's body and arguments, or a whole module) binds."""
+    out: list[str] = []
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            out.append(n.id)
+        elif isinstance(n, ast.arg):
+            out.append(n.arg)
+        elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.append(n.name)
+        elif isinstance(n, ast.alias):
+            out.append((n.asname or n.name).partition(".")[0])
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            out.append(n.name)
+        elif isinstance(n, ast.Global | ast.Nonlocal):
+            out.extend(n.names)
+        elif isinstance(n, ast.MatchAs | ast.MatchStar) and n.name:
+            out.append(n.name)
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            out.append(n.rest)
+    return out
+
+
+_SUSPENDS = (ast.Yield, ast.YieldFrom, ast.Await)
+
+
+class _Helpers:
+    """The tests' own helpers that only pass a comparison on, by name.
+
+    glom's `as_type(M == 'abc', list)`, whose body is `return And(sub_schema, Auto(typ))`:
+    the comparison reaches `And`, the project's, and nothing else. `final(h, where)` is the
+    name of the function that an argument handed to helper `h` at `where` reaches, when
+    that is certain from the source: `h` is the module's one binding of its name, a plain
+    function (no decorator, not a generator or coroutine), whose parameter there is used
+    once, as an argument of a call by name, and never rebound; and that name is bound
+    nowhere but at the module's top level, so it means the same at the test's call as in
+    the helper. Otherwise None: the comparison is judged where the test hands it over.
+    """
+
+    def __init__(self, tree: ast.Module) -> None:
+        top = {id(n) for n in tree.body}
+        counts: dict[str, int] = {}
+        self.local: set[str] = set()  # names some function or class binds
+        for name in _bound_names(tree):
+            counts[name] = counts.get(name, 0) + 1
+        for n in ast.walk(tree):
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+                inner = _bound_names(n)
+                if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    inner.remove(n.name)  # its own name is bound where it is defined
+                self.local.update(inner)
+            if isinstance(n, ast.comprehension):
+                self.local.update(_bound_names(n.target))
+        self.defs: dict[str, ast.FunctionDef] = {}
+        for n in ast.walk(tree):
+            if (
+                isinstance(n, ast.FunctionDef)
+                and counts.get(n.name) == 1
+                and not n.decorator_list
+                and not any(isinstance(x, _SUSPENDS) for x in ast.walk(n))
+            ):
+                self.defs[n.name] = n
+        self.nested = {n.name for n in self.defs.values() if id(n) not in top}
+        #: the module's own classes, each its name's one binding
+        self.classes = {
+            n.name
+            for n in tree.body
+            if isinstance(n, ast.ClassDef) and counts.get(n.name) == 1 and n.name not in self.local
+        }
+
+    def _param(self, fn: ast.FunctionDef, where: int | str | None) -> str | None:
+        a = fn.args
+        positional = [*a.posonlyargs, *a.args]
+        if isinstance(where, int):
+            return positional[where].arg if where < len(positional) else None
+        if isinstance(where, str):
+            names = [x.arg for x in [*a.args, *a.kwonlyargs]]
+            return where if where in names else None
+        return None
+
+    def final(self, name: str, where: int | str | None, depth: int = 0) -> str | None:
+        fn = self.defs.get(name)
+        if fn is None or depth > 4:
+            return None
+        param = self._param(fn, where)
+        if param is None or _bound_names(fn).count(param) != 1:
+            return None  # not a parameter there, or rebound in the body
+        uses: list[Use] = []
+        for stmt in fn.body:
+            _uses(stmt, param, uses)
+        if len(uses) != 1 or uses[0][0] is None:
+            return None
+        func, at = uses[0]
+        assert func is not None
+        if func in self.defs:
+            return self.final(func, at, depth + 1)
+        if func in self.local or func in self.nested:
+            return None  # the name may mean something else at the test's call
+        return func
 
 
 def _assigns(stmt: ast.stmt, name: str) -> bool:
@@ -1363,30 +1598,72 @@ def _assigns(stmt: ast.stmt, name: str) -> bool:
     )
 
 
-def _handed_comparisons(tree: ast.Module) -> dict[int, str]:
+def _handed_comparisons(tree: ast.Module, helpers: _Helpers) -> dict[int, str]:
     """The comparisons whose one use is as an argument of a call by name.
 
     For `assert glom(target, M == 1) == 1`, pytest emits `@py_assertN = M == 1` and hands
-    that name to `glom`. Returns the id of each such statement -> the function's name.
-    Every other comparison (the asserted one, an operand of another) is judged as before.
+    that name to `glom`. Returns the id of each such statement -> the function's name; for
+    a helper of the tests' own that only passes it on (`_Helpers`), the name of the
+    function it reaches. Every other comparison (the asserted one, an operand of another)
+    is judged as before.
     """
     out: dict[int, str] = {}
+    for stmts in _statement_lists(tree):
+        for i, stmt in enumerate(stmts):
+            name = _compare_temp(stmt)
+            if name is None:
+                continue
+            uses: list[Use] = []
+            for later in stmts[i + 1 :]:
+                if _assigns(later, name):
+                    break
+                _uses(later, name, uses)
+            if len(uses) == 1 and uses[0][0] is not None:
+                func, at = uses[0]
+                assert func is not None
+                out[id(stmt)] = helpers.final(func, at) or func
+    return out
+
+
+def _own_operands(tree: ast.Module, helpers: _Helpers) -> dict[int, tuple[str, bool]]:
+    """The comparisons one side of which the test built itself from one of its classes.
+
+    For `assert composed == AlwaysEquals()`, pytest emits `@py_assert3 = AlwaysEquals()`
+    and then `@py_assert1 = composed == @py_assert3`. Returns the id of each such
+    comparison -> (the class's name, whether it is the left operand).
+    """
+    out: dict[int, tuple[str, bool]] = {}
+    for stmts in _statement_lists(tree):
+        built: dict[str, str] = {}  # temp -> the class it was built from, in this list
+        for stmt in stmts:
+            name = _compare_temp(stmt)
+            if name is not None:
+                cmp = stmt.value  # type: ignore[attr-defined]
+                for left, operand in ((True, cmp.left), (False, cmp.comparators[0])):
+                    if isinstance(operand, ast.Name) and operand.id in built:
+                        out[id(stmt)] = (built[operand.id], left)
+                        break
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                target, value = stmt.targets[0], stmt.value
+                if isinstance(target, ast.Name):
+                    built.pop(target.id, None)
+                    if (
+                        target.id.startswith("@py_assert")
+                        and isinstance(value, ast.Call)
+                        and isinstance(value.func, ast.Name)
+                        and value.func.id in helpers.classes
+                    ):
+                        built[target.id] = value.func.id
+    return out
+
+
+def _statement_lists(tree: ast.Module) -> list[list[ast.stmt]]:
+    out = []
     for node in ast.walk(tree):
         for field in ("body", "orelse", "finalbody"):
             stmts = getattr(node, field, None)
-            if not isinstance(stmts, list):
-                continue
-            for i, stmt in enumerate(stmts):
-                name = _compare_temp(stmt)
-                if name is None:
-                    continue
-                uses: list[str | None] = []
-                for later in stmts[i + 1 :]:
-                    if _assigns(later, name):
-                        break
-                    _uses(later, name, uses)
-                if len(uses) == 1 and uses[0] is not None:
-                    out[id(stmt)] = uses[0]
+            if isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt):
+                out.append(stmts)
     return out
 
 
