@@ -215,6 +215,7 @@ def test_the_plots_keep_one_colour_per_agents_fit_their_axes_and_show_every_conf
 # ---------------------------------------------------------------------- crashes
 
 
+@pytest.mark.slow
 def test_an_agent_that_crashes_is_recorded_and_the_rest_continues(tmp_path):
     status = main(
         ["bench", "--tasks", "calc", "--agent", "support.bench_agents:flaky", "--sizes", "2",

@@ -68,6 +68,7 @@ def test_scripted_agents_and_menu_mode_share_one_cache(counted):
         assert sum(c.correct for c in found) == 1
 
 
+@pytest.mark.slow
 def test_with_the_cache_off_nothing_is_written(counted, monkeypatch, tmp_path):
     monkeypatch.setenv("SWARM_ENVS_CACHE", "off")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))

@@ -62,6 +62,7 @@ def test_run_records_and_replay_summarises(tmp_path, capsys):
     assert "0 -> 13 / 13" in out and "edit_file" in out
 
 
+@pytest.mark.slow
 def test_run_takes_the_work_model(tmp_path, capsys):
     inputs = {}
     for model in ("flat", "conversation"):

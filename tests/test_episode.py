@@ -100,6 +100,7 @@ def test_every_end_reason_has_a_kind():
     assert {END_KIND[r] for r in ("all_tests_pass", "all_done")} == {"terminated"}
 
 
+@pytest.mark.slow
 def test_the_forms_give_the_same_trajectory():
     """Parallel, AEC and Gymnasium forms are translations of one step."""
     script = [

@@ -133,6 +133,7 @@ def test_the_last_count_reruns_once_anything_has_touched_the_sandbox(
     assert infos["agent_0"]["swarm_episode"]["r"] == 0
 
 
+@pytest.mark.slow
 def test_a_forged_all_pass_does_not_end_the_episode(make_env, scorers):
     # The per-step count says every test passes (every cached outcome forged): a fresh run
     # says otherwise, so the episode goes on with the fresh count and says why.

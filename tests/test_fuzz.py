@@ -3,6 +3,7 @@
 import json
 import os
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.helpers import KeptScorers
@@ -73,6 +74,7 @@ def _tree(root):
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(actions, min_size=1, max_size=6))
 def test_env_never_raises_and_workspace_stays_consistent(batch):

@@ -26,6 +26,7 @@ def solve(task, num_agents=2, strategy="claim"):
     return result
 
 
+@pytest.mark.slow
 def test_a_bug_instance_says_what_is_true(tmp_path):
     inst = generate(get_task("calc"), "bug", 2, seed=1, dest=tmp_path / "bug")
     text = inst.manifest.description
@@ -62,6 +63,7 @@ def test_patches_come_from_the_instances_own_starting_state(tmp_path):
     assert fixed == inst.solution_files()[unit.path].decode()
 
 
+@pytest.mark.slow
 def test_generate_prints_what_run_accepts(tmp_path, capsys):
     assert main(["generate", "calc", "--kind", "stub", "-k", "1", "--out", str(tmp_path)]) == 0
     line = next(ln for ln in capsys.readouterr().out.splitlines() if "swarm-envs run" in ln)
@@ -111,6 +113,7 @@ LOOPS = {
 }
 
 
+@pytest.mark.slow
 def test_mutants_that_make_a_test_hang_are_not_candidates(tmp_path):
     from support.helpers import write_files
 

@@ -92,6 +92,7 @@ def seeded_task(tmp_path_factory):
     return swarm_envs.register_task(root)
 
 
+@pytest.mark.slow
 def test_the_scorers_test_runs_see_the_seed(make_env, seeded_task):
     # Their hash seed is the task's own (`tests.hash_seed`), so that test ids stay stable.
     fast = make_env(seeded_task, num_agents=1)
@@ -116,6 +117,7 @@ def test_wall_clock_figures_and_addresses_leave_command_output():
     assert reproducible(kept) == kept  # only test runners' summaries
 
 
+@pytest.mark.slow
 def test_a_list_of_tasks_is_drawn_from_by_seed(make_env, tmp_path):
     calc = swarm_envs.get_task("calc")
     pool = [generators.generate(calc, "stub", 1, seed, tmp_path / f"i{seed}") for seed in (0, 1)]
@@ -158,6 +160,7 @@ def test_draws_leave_the_variable_for_child_processes_alone(make_env):
     assert os.environ.get(TASKS_ENV) == before
 
 
+@pytest.mark.slow
 def test_a_distribution_pickles_and_draws_the_same_in_the_copy():
     env = swarm_envs.parallel_env("calc", num_agents=1, instances=STUBS)
     copy = pickle.loads(pickle.dumps(env))
@@ -202,6 +205,7 @@ def test_a_bad_seed_is_a_clear_error(make_env, seed):
         env.reset(seed=seed)
 
 
+@pytest.mark.slow
 def test_a_vector_env_draws_per_sub_env_and_repeats_under_its_seed():
     make = lambda: gymnasium.make("swarm/calc-v0", instances=STUBS)  # noqa: E731
     envs = gymnasium.vector.SyncVectorEnv([make] * 2)

@@ -40,6 +40,7 @@ def test_the_return_is_the_tests_gained_minus_the_penalty_for_the_time_taken(n):
         assert agent.episode_return == pytest.approx(trajectory.collective_return)
 
 
+@pytest.mark.slow
 def test_without_a_penalty_nothing_changes():
     plain, zero = rollout(3), rollout(3, latency_penalty_per_s=0.0)
     assert plain.collective_return == zero.collective_return == 13

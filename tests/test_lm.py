@@ -238,6 +238,7 @@ def test_swarm_turns_carry_real_token_usage(tiny, tok, tmp_path):
     assert sum(t.valid for t in rec.all_turns()) >= 1
 
 
+@pytest.mark.slow
 def test_the_lm_policy_is_an_agent_that_swarm_envs_rollout_drives(tiny, tok):
     """The protocol adapter: concurrent acts meet in one batch; meta has what PPO needs."""
     from swarm_envs.baselines.lm.agent import BatchedGeneration, LMAgent

@@ -116,7 +116,8 @@ def test_menu_ids_registered_for_every_task():
         assert f"swarm/{name}-menu-v{version}" in ids
 
 
-@pytest.mark.parametrize("num_cpus", [0, pytest.param(2, marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("num_cpus", [0, 2])
 def test_supersuit_vectorizes_it(num_cpus):
     env = swarm_envs.parallel_env("calc", num_agents=2, mode="menu", time_cap_s=6)
     env.set_time_cap(6.0)

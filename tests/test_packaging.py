@@ -22,6 +22,7 @@ def wheel(tmp_path_factory):
     return next(out.glob("swarm_envs-*.whl"))
 
 
+@pytest.mark.slow
 def test_wheel_contents(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names}

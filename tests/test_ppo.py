@@ -80,6 +80,7 @@ def test_resumed_run_reproduces_the_uninterrupted_one_bit_for_bit(tmp_path, monk
         assert all(torch.equal(s1[k], s2[k]) for k in s1)
 
 
+@pytest.mark.slow
 def test_tensorboard_keys_and_run_name(tmp_path):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
@@ -207,6 +208,7 @@ def test_cli_help_and_errors(capsys):
     assert "train" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_cli_trains_and_prints_a_summary(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")  # the summary table's width
     code = cli.main(

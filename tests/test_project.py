@@ -237,6 +237,7 @@ def user_cache(tmp_path, monkeypatch):
     return tmp_path / "cache"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scorer", SCORERS)
 def test_third_party_requirements_come_from_the_tasks_environment(tmp_path, user_cache, scorer):
     task = task_folder(
@@ -763,6 +764,7 @@ def test_names_and_paths_are_checked_first(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_a_made_task_is_usable_by_name_path_and_gymnasium(tmp_path, monkeypatch):
     import gymnasium
 

@@ -76,6 +76,7 @@ def test_rollout_workers_as_ray_actors(local_ray):
     assert all(isinstance(r.value, Trajectory) and r.value.tests_passed for r in results)
 
 
+@pytest.mark.slow
 def test_an_address_of_another_cluster_warns_once_ray_runs(local_ray):
     import warnings
 

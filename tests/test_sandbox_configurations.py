@@ -183,6 +183,7 @@ def _user_cache(home: str) -> str:
     return str(cache)
 
 
+@pytest.mark.slow
 def test_without_user_namespaces_the_sandbox_refuses_naming_the_probe_and_the_fixes():
     home, tmp = _user_home()
     # Its resets score: a cache of its own, with the scorer's pytest.
@@ -209,6 +210,7 @@ def test_without_user_namespaces_the_sandbox_refuses_naming_the_probe_and_the_fi
     print("reset() with sandbox_isolation='none':", report["reset_none"])
 
 
+@pytest.mark.slow
 def test_a_weaker_level_asked_for_by_name_is_said_in_intro_infos_and_cli(monkeypatch):
     env = swarm_envs.parallel_env("calc", num_agents=2, sandbox_isolation="none")
     try:

@@ -53,6 +53,7 @@ def _run_by(python: str, cwd: pathlib.Path) -> dict:
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["relative with ..", "through a symlinked folder"])
 def test_a_python_started_by_any_path_runs_in_the_sandbox(tmp_path, how):
     venv = pathlib.Path(sys.prefix)

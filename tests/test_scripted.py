@@ -111,6 +111,7 @@ def test_every_strategy_solves_calc_despite_errors(strategy):
             assert len(credited) == 1, (unit.name, credited)
 
 
+@pytest.mark.slow
 def test_uncoordinated_agents_duplicate_reading(tower):
     alone, _ = run(tower, 1, "none", seed=3)
     swarm, _ = run(tower, 4, "none", seed=3)
@@ -121,6 +122,7 @@ def test_uncoordinated_agents_duplicate_reading(tower):
     assert reads(swarm) > reads(alone)
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_episode_and_another_seed_another():
     task = swarm_envs.get_task("calc")
     first, attribution = run(task, 3, "none", seed=5, p_wrong=0.5)
@@ -133,6 +135,7 @@ def test_the_same_seed_gives_the_same_episode_and_another_seed_another():
     assert calls(first) != calls(other)
 
 
+@pytest.mark.slow
 def test_stub_instances_are_solved_with_errors(tmp_path):
     instance = generate(swarm_envs.get_task("calc"), "stub", k=2, seed=1, dest=tmp_path / "i")
     trajectory, attribution = run(instance, 2, "claim", p_wrong=0.7)

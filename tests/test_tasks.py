@@ -100,6 +100,7 @@ def test_generated_stub_instances_are_reproducible(tmp_path):
         assert a.start_files() != c.start_files()
 
 
+@pytest.mark.slow
 def test_bug_instances_are_detected_and_reproducible(tmp_path):
     task = get_task("calc")
     a = generate(task, "bug", 2, seed=1, dest=tmp_path / "a")
@@ -206,6 +207,7 @@ def test_validation_runs_every_test_again_whatever_a_warm_cache_holds(tmp_path):
     assert again.ok, again.problems
 
 
+@pytest.mark.slow
 def test_validation_names_a_test_that_passes_only_after_another(tmp_path):
     write_task(tmp_path)
     (tmp_path / "solution" / "tiny" / "ops.py").write_text(

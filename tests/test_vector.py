@@ -104,6 +104,7 @@ def test_a_killed_worker_fails_its_episode_and_not_the_others():
         assert infos[0]["agent_0"]["time"] == 20.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_an_env_that_raises_fails_only_its_episode(mode):
     envs = SwarmVectorEnv([flaky, flaky], vectorization_mode=mode, num_workers=1)

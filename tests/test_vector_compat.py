@@ -85,6 +85,7 @@ def test_shared_memory_keeps_every_character():
         write_to_shared_memory(space, 0, "ends in NUL\x00", shared)
 
 
+@pytest.mark.slow
 def test_an_env_pickles_after_reset_as_its_recipe_and_sticky_settings(accents):
     env = swarm_envs.parallel_env(accents, num_agents=2, **CONFIG)
     try:

@@ -30,6 +30,7 @@ def inputs(trajectory):
     return [[d.usage.input_tokens for d in a.decisions] for a in trajectory.agents]
 
 
+@pytest.mark.slow
 def test_flat_reproduces_the_numbers_of_earlier_releases():
     # Recorded with the scripted agents before the conversation model existed.
     alone, _ = run(1, "claim", seed=2, p_wrong=0.5)

@@ -34,6 +34,7 @@ def test_action_masks_are_the_observed_mask():
         env.close()
 
 
+@pytest.mark.slow
 def test_parallel_menu_env_gives_each_agents_mask():
     import swarm_envs
 
@@ -46,6 +47,7 @@ def test_parallel_menu_env_gives_each_agents_mask():
         env.close()
 
 
+@pytest.mark.slow
 def test_sb3_checker_and_ppo_take_menu_mode_as_a_box():
     from stable_baselines3 import PPO
     from stable_baselines3.common.env_checker import check_env

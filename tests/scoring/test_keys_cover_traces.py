@@ -28,6 +28,7 @@ def bench_keys():
     sys.modules.pop("bench_keys", None)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("task", ["calc", "exprcalc", "structkit", "jsonkit", "inflection"])
 def test_every_executed_function_is_in_the_tests_key(bench_keys, task, capsys):

@@ -84,6 +84,7 @@ def test_odd_workspace_content_never_crashes_the_host(env):
         assert info["tests_passed"] == PARTLY, (action[:80], info["tests_passed"])
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_thousands_of_star_importing_modules_are_analysed_in_linear_time(env):
     _solve(env)

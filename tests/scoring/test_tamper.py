@@ -275,6 +275,21 @@ def task(tmp_path_factory):
 # gets no per-evaluation pid namespace and the code under test can kill its fork server
 # (whether a verdict still comes back depends on timing). docs/sandboxes.md, Known limits.
 DOCKER_GAPS = {"kill_the_scorer": "code under test can kill its fork server under Docker"}
+#: Attacks on the harness's pytest session from inside it (its API, its reporting, the
+#: import system): the same code on every backend, so played on the local one only. What
+#: a backend changes (exits, kills, limits, the channel, files and configs in the
+#: workspace) is played on each.
+SAME_ON_EVERY_BACKEND = {
+    "skip_in_test",
+    "skip_module",
+    "xfail_in_test",
+    "pytest_exit_in_test",
+    "print_summary_at_import",
+    "print_summary_in_test",
+    "patch_pytest_internals",
+    "register_plugin",
+    *INIT_ATTACKS,
+}
 
 
 @pytest.fixture
@@ -288,6 +303,8 @@ def honest(task, backend, make_sandbox_for_test, request):
     attack = getattr(request.node, "callspec", None) and request.node.callspec.params.get("attack")
     if backend == "docker" and attack in DOCKER_GAPS:
         pytest.skip(DOCKER_GAPS[attack])
+    if backend == "docker" and attack in SAME_ON_EVERY_BACKEND:
+        pytest.skip("an attack on pytest's session from inside it: the same on every backend")
     sandbox = make_sandbox_for_test()
     task.materialize(sandbox.root)
     put(sandbox, "mathy/ops.py", SOLUTION["mathy/ops.py"])
