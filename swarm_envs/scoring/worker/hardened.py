@@ -1000,7 +1000,7 @@ def _live_signature():  # noqa: ANN202
         return _LIVE[0]
     import inspect
 
-    from_function = inspect._signature_from_function  # type: ignore[attr-defined]
+    from_function = inspect._signature_from_function
 
     class _LiveSignature(inspect.Signature):
         """The signature of a canonical function as it is now, without `__swarm__`."""
@@ -1015,10 +1015,10 @@ def _live_signature():  # noqa: ANN202
             return sig.replace(parameters=[p for p in sig.parameters.values() if p.name != _param])
 
         # What `inspect.Signature`'s own methods read.
-        _parameters = property(lambda self: self._now().parameters)  # type: ignore[assignment]
-        _return_annotation = property(lambda self: self._now().return_annotation)  # type: ignore[assignment]
-        parameters = _parameters  # type: ignore[assignment]
-        return_annotation = _return_annotation  # type: ignore[assignment]
+        _parameters = property(lambda self: self._now().parameters)
+        _return_annotation = property(lambda self: self._now().return_annotation)
+        parameters = _parameters
+        return_annotation = _return_annotation
 
         def replace(self, **changes):  # noqa: ANN003, ANN201
             return self._now().replace(**changes)
