@@ -73,7 +73,7 @@ def run_until_ready(env, agent, actions=None, limit=50):
 # ---------------------------------------------------------------------------- checkers
 
 
-@pytest.mark.parametrize("num_agents", [1, 3])
+@pytest.mark.parametrize("num_agents", [1, pytest.param(3, marks=pytest.mark.slow)])
 def test_parallel_api_and_seed(num_agents):
     env = swarm_envs.parallel_env("calc", num_agents=num_agents, mode="menu", time_cap_s=60)
     try:

@@ -43,7 +43,7 @@ def flaky():
     return FlakyEnv("calc", num_agents=1, time=TIME, time_cap_s=1000)
 
 
-@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("mode", ["sync", pytest.param("async", marks=pytest.mark.slow)])
 def test_reset_step_autoreset_and_sticky_time_cap(mode):
     with make_vec(
         "calc", 2, vectorization_mode=mode, num_agents=2, time=TIME, time_cap_s=25

@@ -138,7 +138,7 @@ def _gym_vector(kind: str, env_id: str):
 
 
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize("kind", ["sync", "fork", "spawn"])
+@pytest.mark.parametrize("kind", ["sync", "fork", pytest.param("spawn", marks=pytest.mark.slow)])
 def test_gymnasium_vector_envs(accents, kind):
     # Spawned workers start from a fresh interpreter: they know the (unbundled) task
     # from $SWARM_ENVS_TASKS, which registering it set.

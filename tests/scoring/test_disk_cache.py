@@ -204,7 +204,13 @@ CORRUPTIONS = {
 }
 
 
-@pytest.mark.parametrize("corruption", sorted(CORRUPTIONS))
+@pytest.mark.parametrize(
+    "corruption",
+    [
+        c if c in ("truncated", "value_changed") else pytest.param(c, marks=pytest.mark.slow)
+        for c in sorted(CORRUPTIONS)
+    ],
+)
 def test_a_corrupted_entry_is_ignored_and_rebuilt(
     corruption, task, make_sandbox_for_test, new_process, runs
 ):

@@ -128,6 +128,7 @@ def test_every_attack_says_what_it_expects():
         assert a.task in ("calc", "shapes"), a.name
 
 
+@pytest.mark.slow  # the fast suite's representatives check the control before and after
 @pytest.mark.parametrize("scorer", SCORERS)
 def test_the_positive_control_scores_every_test(scorer):
     for task, total in (("calc", 13), ("shapes", 7)):

@@ -279,6 +279,15 @@ DOCKER_GAPS = {"kill_the_scorer": "code under test can kill its fork server unde
 #: import system): the same code on every backend, so played on the local one only. What
 #: a backend changes (exits, kills, limits, the channel, files and configs in the
 #: workspace) is played on each.
+#: Attacks on the machine's resources (memory, processes, the scorer's own process): they
+#: do not depend on which pytest runs the tests, and take seconds of limits to stop, so
+#: they are in the slow suite, not in the pytest-range round.
+RESOURCE_ATTACKS = {
+    "memory_bomb_in_test",
+    "memory_bomb_at_import",
+    "fork_bomb_in_test",
+    "kill_the_scorer",
+}
 SAME_ON_EVERY_BACKEND = {
     "skip_in_test",
     "skip_module",
@@ -370,7 +379,13 @@ def _assert_no_gain(r, kind: str) -> None:
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.parametrize("attack", sorted(CODE_ATTACKS))
+@pytest.mark.parametrize(
+    "attack",
+    [
+        a if a not in RESOURCE_ATTACKS else pytest.param(a, marks=pytest.mark.slow)
+        for a in sorted(CODE_ATTACKS)
+    ],
+)
 def test_misbehaving_code_does_not_pay(attack, task, honest):
     agent_writes(honest, {"mathy/text.py": CODE_ATTACKS[attack]})
     for sc in scorers(task, honest):
