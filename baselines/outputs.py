@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +64,22 @@ class Summary:
         if not self.history:
             return {}
         return {k: v for k, v in self.history[-1].items() if k not in ROW_KEYS}
+
+
+def _after_earlier_event_files(path: Path) -> None:
+    """Wait, if need be, until an event file made now sorts after the folder's earlier ones.
+
+    TensorBoard reads a folder's event files in name order, and applies a resumed run's
+    `purge_step` only to what it read before. A name starts with the second the file was
+    made (then the host, the process id and a counter, compared as text), so a file made
+    in the same second as an earlier one may sort before it.
+    """
+    parts = [f.name.split(".") for f in path.glob("events.out.tfevents.*")]
+    stamps = [int(p[3]) for p in parts if len(p) > 3 and p[3].isdigit()]
+    if stamps:
+        wait = max(stamps) + 1 - time.time()
+        if wait > 0:
+            time.sleep(wait)
 
 
 class RunFolder:
@@ -100,6 +117,8 @@ class RunFolder:
 
             # purge_step: TensorBoard hides what an earlier process logged from this step on.
             purge = None if resumed_at is None else resumed_at[1] + 1
+            if resumed_at is not None:
+                _after_earlier_event_files(path)
             self._writer = SummaryWriter(str(path), purge_step=purge)
             if resumed_at is None:
                 table = "\n".join(f"|{k}|{v}|" for k, v in options.items())
