@@ -55,8 +55,8 @@ demo: $(BENCH)
 	$(VENV)/bin/swarm-envs bench --tasks mini --agent claim --agent none --agent leader \
 		--sizes 1 4 --seeds 0 1 2 --workers 2 --out bench_out
 
-# The fast suite: what a newcomer runs (the aim is at most 10 minutes on two cores; 13 when
-# last measured). A test of more than about 12 s under its four workers belongs to test-slow.
+# The fast suite: what a newcomer runs (the aim is at most 10 minutes on two cores; 10.5 when
+# last measured). A test of more than about 10 s under its four workers belongs to test-slow.
 test: $(DEV)
 	$(PY) -m pytest -q -m "not slow and not long" $(XDIST)
 
