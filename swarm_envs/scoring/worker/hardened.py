@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import os
 import sys
 import sysconfig
@@ -991,13 +992,9 @@ def hide_param(f, _param=PARAM):  # noqa: ANN001, ANN201
     return f
 
 
-_LIVE: list = []
-
-
+@functools.cache
 def _live_signature():  # noqa: ANN202
     """The class of live signatures, made on first use (`inspect` is imported late)."""
-    if _LIVE:
-        return _LIVE[0]
     import inspect
 
     from_function = inspect._signature_from_function
@@ -1026,7 +1023,6 @@ def _live_signature():  # noqa: ANN202
         def __reduce__(self):  # noqa: ANN204
             return self._now().__reduce__()
 
-    _LIVE.append(_LiveSignature)
     return _LiveSignature
 
 
@@ -1180,8 +1176,9 @@ def harden(tree: ast.Module) -> None:
         _locate(stmt, ref)
     tree.body[at:at] = prologue
     helpers = _Helpers(tree)
-    handed = _handed_comparisons(tree, helpers)
-    own = _own_operands(tree, helpers)
+    lists = _statement_lists(tree)
+    handed = _handed_comparisons(lists, helpers)
+    own = _own_operands(lists, helpers)
     stack: list[tuple[ast.AST, bool]] = [(tree, False)]  # (node, inside a function)
     while stack:
         node, in_fn = stack.pop()
@@ -1598,7 +1595,7 @@ def _assigns(stmt: ast.stmt, name: str) -> bool:
     )
 
 
-def _handed_comparisons(tree: ast.Module, helpers: _Helpers) -> dict[int, str]:
+def _handed_comparisons(lists: list[list[ast.stmt]], helpers: _Helpers) -> dict[int, str]:
     """The comparisons whose one use is as an argument of a call by name.
 
     For `assert glom(target, M == 1) == 1`, pytest emits `@py_assertN = M == 1` and hands
@@ -1608,7 +1605,7 @@ def _handed_comparisons(tree: ast.Module, helpers: _Helpers) -> dict[int, str]:
     is judged as before.
     """
     out: dict[int, str] = {}
-    for stmts in _statement_lists(tree):
+    for stmts in lists:
         for i, stmt in enumerate(stmts):
             name = _compare_temp(stmt)
             if name is None:
@@ -1625,7 +1622,7 @@ def _handed_comparisons(tree: ast.Module, helpers: _Helpers) -> dict[int, str]:
     return out
 
 
-def _own_operands(tree: ast.Module, helpers: _Helpers) -> dict[int, tuple[str, bool]]:
+def _own_operands(lists: list[list[ast.stmt]], helpers: _Helpers) -> dict[int, tuple[str, bool]]:
     """The comparisons one side of which the test built itself from one of its classes.
 
     For `assert composed == AlwaysEquals()`, pytest emits `@py_assert3 = AlwaysEquals()`
@@ -1633,7 +1630,7 @@ def _own_operands(tree: ast.Module, helpers: _Helpers) -> dict[int, tuple[str, b
     comparison -> (the class's name, whether it is the left operand).
     """
     out: dict[int, tuple[str, bool]] = {}
-    for stmts in _statement_lists(tree):
+    for stmts in lists:
         built: dict[str, str] = {}  # temp -> the class it was built from, in this list
         for stmt in stmts:
             name = _compare_temp(stmt)
