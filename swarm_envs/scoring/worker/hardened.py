@@ -1570,7 +1570,7 @@ class _Helpers:
 
     def final(self, name: str, where: int | str | None, depth: int = 0) -> str | None:
         fn = self.defs.get(name)
-        if fn is None or depth > 4:
+        if fn is None or depth >= 4:
             return None
         param = self._param(fn, where)
         if param is None or _bound_names(fn).count(param) != 1:
