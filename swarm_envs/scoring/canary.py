@@ -134,9 +134,11 @@ class Check:
         self._done = threading.Event()
         self.error: str | None = None
         self.infrastructure = False  # it failed because its sandbox went away
+        self.sandbox: Sandbox | None = None  # where it ran
 
     def run(self, sandbox: Sandbox, mode: str) -> None:
         """Score the canary and judge it (the thread's body)."""
+        self.sandbox = sandbox
         try:
             results, findings = run(sandbox.scoring_host(), sandbox, mode)
             problems = judge(results, findings)
@@ -152,6 +154,7 @@ class Check:
             self.error, self.infrastructure = f"the canary project could not be scored: {e}", True
         except ScoringError as e:
             self.error = f"the scorer could not score its canary project: {e}"
+            self.infrastructure = sandbox.closed  # its worker stopped with its sandbox
         except Exception as e:  # noqa: BLE001 - a bug of ours: a verdict, not a hung reset
             self.error = f"the canary check failed: {type(e).__name__}: {e}"
         finally:
@@ -217,6 +220,8 @@ def wait(c: Check, sandbox: Sandbox, mode: str) -> None:
     try:
         c.wait()
     except ScoringError:
+        if c.infrastructure and sandbox is c.sandbox and sandbox.closed:
+            return  # this sandbox went away: the evaluation says so (no verdict)
         if not c.infrastructure or sandbox.closed:
             raise
         again = Check()
